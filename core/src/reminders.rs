@@ -1,0 +1,147 @@
+//! The reminder texts, exactly as the reference plugin words them: the model
+//! reads these, so a changed byte is a changed transcript.
+
+use crate::canonical::{Arguments, CanonicalError, Sink};
+
+pub const GENTLE_TEXT: &str = "You are repeating the exact same tool call with identical arguments. Carefully analyze the previous result before calling again: if the task is not complete, try a different approach or different arguments instead of repeating the call.";
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Tier {
+    /// The first threshold: a short generic nudge.
+    Gentle,
+    /// Every later threshold: names the tool, the run length and the arguments.
+    Detailed,
+}
+
+impl Tier {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Tier::Gentle => "gentle",
+            Tier::Detailed => "detailed",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Reminder {
+    pub tier: Tier,
+    /// The run length that triggered it.
+    pub count: u64,
+    /// UTF-16, because a preview cut may split a surrogate pair, as JavaScript's `slice` does.
+    pub text: Vec<u16>,
+}
+
+pub fn gentle(count: u64) -> Reminder {
+    Reminder {
+        tier: Tier::Gentle,
+        count,
+        text: GENTLE_TEXT.encode_utf16().collect(),
+    }
+}
+
+pub fn detailed(
+    tool: &str,
+    count: u64,
+    arguments: Arguments<'_>,
+    preview_chars: usize,
+) -> Result<Reminder, CanonicalError> {
+    let mut preview = PreviewSink {
+        cap: preview_chars,
+        units: Vec::new(),
+        total: 0,
+    };
+    arguments.write_canonical(&mut preview)?;
+    let mut text: Vec<u16> = format!(
+        "Repeated tool call detected:\n- tool: {tool}\n- consecutive_calls: {count}\n- arguments: "
+    )
+    .encode_utf16()
+    .collect();
+    text.extend_from_slice(&preview.units);
+    if preview.total > preview.cap as u64 {
+        let omitted = preview.total - preview.cap as u64;
+        text.extend(format!("… (+{omitted} more chars)").encode_utf16());
+    }
+    text.extend("\nThe repeated calls are not making progress. Do not call this tool with these exact arguments again. Inspect the latest result and choose a different action, different arguments, or finish the task if enough evidence has been gathered.".encode_utf16());
+    Ok(Reminder {
+        tier: Tier::Detailed,
+        count,
+        text,
+    })
+}
+
+/// Keeps the first `cap` UTF-16 code units of the canonical text and counts the rest.
+struct PreviewSink {
+    cap: usize,
+    units: Vec<u16>,
+    total: u64,
+}
+
+impl Sink for PreviewSink {
+    fn write(&mut self, chunk: &str) {
+        if self.units.len() >= self.cap {
+            self.total += utf16_len(chunk);
+            return;
+        }
+        for unit in chunk.encode_utf16() {
+            self.total += 1;
+            if self.units.len() < self.cap {
+                self.units.push(unit);
+            }
+        }
+    }
+}
+
+/// UTF-16 length of UTF-8 text: one unit per scalar, two for those past U+FFFF.
+fn utf16_len(text: &str) -> u64 {
+    text.bytes()
+        .map(|b| u64::from((b & 0xc0) != 0x80) + u64::from(b >= 0xf0))
+        .sum()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn detailed_text(json: &str, cap: usize) -> String {
+        String::from_utf16_lossy(
+            &detailed("grep", 5, Arguments::Json(json), cap)
+                .unwrap()
+                .text,
+        )
+    }
+
+    #[test]
+    fn detailed_quotes_whole_arguments_under_the_cap() {
+        let text = detailed_text(r#"{"q":"x"}"#, 9);
+        assert!(text.starts_with("Repeated tool call detected:\n- tool: grep\n- consecutive_calls: 5\n- arguments: {\"q\":\"x\"}\nThe repeated"));
+    }
+
+    #[test]
+    fn detailed_head_truncates_with_count() {
+        let text = detailed_text(r#"{"q":"abcdef"}"#, 5);
+        assert!(
+            text.contains("- arguments: {\"q\":… (+9 more chars)\nThe"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn cut_inside_surrogate_pair_keeps_the_high_half() {
+        // Canonical: "😀x" = quote, D83D, DE00, x, quote: 5 units; cap 2 cuts after D83D.
+        let r = detailed("t", 5, Arguments::Json("\"\u{1f600}x\""), 2).unwrap();
+        let marker: Vec<u16> = "- arguments: ".encode_utf16().collect();
+        let at = r
+            .text
+            .windows(marker.len())
+            .position(|w| w == marker.as_slice())
+            .unwrap()
+            + marker.len();
+        assert_eq!(&r.text[at..at + 3], &[u16::from(b'"'), 0xd83d, 0x2026]);
+        assert!(String::from_utf16_lossy(&r.text).contains("… (+3 more chars)"));
+    }
+
+    #[test]
+    fn utf16_length_counts_astral_as_two() {
+        assert_eq!(utf16_len("a\u{e9}\u{20ac}\u{1f600}"), 5);
+    }
+}

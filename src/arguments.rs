@@ -1,0 +1,62 @@
+//! Getting a call's arguments into Rust.
+//!
+//! A string argument (the loop's fallback for malformed JSON) is read as UTF-16
+//! and escaped here. Anything else goes through V8's own `JSON.stringify`, which
+//! applies JSON's rules (`toJSON`, dropped `undefined`, …) faster than any walk
+//! through Node-API could; its text is then key-sorted by the core. When V8
+//! gives up on depth (near 10,000 levels), [`deep_json`] builds the same text
+//! with an explicit stack.
+
+use napi::sys::napi_value;
+use napi::Result;
+use repeat_tool_guard_core::Arguments;
+
+use crate::deep_json;
+use crate::js::{ErrorClass, Js, Kind};
+
+/// Arguments read out of JavaScript, owning their text.
+pub enum ArgumentsText {
+    Json(String),
+    Text(Vec<u16>),
+}
+
+impl ArgumentsText {
+    pub fn as_arguments(&self) -> Arguments<'_> {
+        match self {
+            ArgumentsText::Json(text) => Arguments::Json(text),
+            ArgumentsText::Text(units) => Arguments::Text(units),
+        }
+    }
+}
+
+pub fn read(js: Js, value: napi_value) -> Result<ArgumentsText> {
+    if js.kind(value)? == Kind::String {
+        return Ok(ArgumentsText::Text(js.utf16(value)?));
+    }
+    let json = js.named(js.global()?, c"JSON")?;
+    let stringify = js.named(json, c"stringify")?;
+    let text = match js.call(stringify, json, &[value]) {
+        Ok(text) => (js.kind(text)? == Kind::String)
+            .then(|| js.utf8(text))
+            .transpose()?,
+        Err(error) => {
+            let Some(exception) = js.take_exception() else {
+                return Err(error);
+            };
+            if !js.is_range_error(exception) {
+                return Err(js.rethrow(exception));
+            }
+            deep_json::to_json(js, value)?
+        }
+    };
+    match text {
+        Some(text) => Ok(ArgumentsText::Json(text)),
+        None => {
+            let kind = js.kind(value)?.name();
+            Err(js.throw(
+                ErrorClass::TypeError,
+                &format!("repeat-tool-guard: arguments of type {kind} have no JSON form"),
+            ))
+        }
+    }
+}

@@ -1,0 +1,363 @@
+//! The few raw Node-API calls the binding needs, each checked.
+//!
+//! Raw calls rather than napi-rs' typed wrappers because the hot path
+//! (`observe`) must not pay for conversions it does not need, and because the
+//! deep-value walker must look at values exactly as `JSON.stringify` does.
+
+use std::ptr;
+
+use napi::sys::{self, napi_env, napi_value};
+use napi::{Error, Result, Status};
+
+/// A borrowed `napi_env` for the duration of one call from JavaScript.
+#[derive(Clone, Copy)]
+pub struct Js {
+    pub env: napi_env,
+}
+
+fn check(status: sys::napi_status, what: &str) -> Result<()> {
+    if status == sys::Status::napi_ok {
+        Ok(())
+    } else if status == sys::Status::napi_pending_exception {
+        Err(Error::new(Status::PendingException, what.to_owned()))
+    } else {
+        Err(Error::new(
+            Status::GenericFailure,
+            format!("repeat-tool-guard: {what} failed"),
+        ))
+    }
+}
+
+/// JavaScript's `typeof`, as Node-API reports it.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Kind {
+    Undefined,
+    Null,
+    Boolean,
+    Number,
+    String,
+    Symbol,
+    Object,
+    Function,
+    BigInt,
+    External,
+}
+
+impl Kind {
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::Undefined => "undefined",
+            Kind::Null => "null",
+            Kind::Boolean => "boolean",
+            Kind::Number => "number",
+            Kind::String => "string",
+            Kind::Symbol => "symbol",
+            Kind::Object => "object",
+            Kind::Function => "function",
+            Kind::BigInt => "bigint",
+            Kind::External => "external",
+        }
+    }
+}
+
+impl Js {
+    pub fn kind(self, value: napi_value) -> Result<Kind> {
+        let mut t = 0;
+        check(
+            unsafe { sys::napi_typeof(self.env, value, &mut t) },
+            "typeof",
+        )?;
+        Ok(match t {
+            sys::ValueType::napi_undefined => Kind::Undefined,
+            sys::ValueType::napi_null => Kind::Null,
+            sys::ValueType::napi_boolean => Kind::Boolean,
+            sys::ValueType::napi_number => Kind::Number,
+            sys::ValueType::napi_string => Kind::String,
+            sys::ValueType::napi_symbol => Kind::Symbol,
+            sys::ValueType::napi_function => Kind::Function,
+            sys::ValueType::napi_bigint => Kind::BigInt,
+            sys::ValueType::napi_external => Kind::External,
+            _ => Kind::Object,
+        })
+    }
+
+    pub fn global(self) -> Result<napi_value> {
+        let mut out = ptr::null_mut();
+        check(
+            unsafe { sys::napi_get_global(self.env, &mut out) },
+            "get global",
+        )?;
+        Ok(out)
+    }
+
+    pub fn undefined(self) -> Result<napi_value> {
+        let mut out = ptr::null_mut();
+        check(
+            unsafe { sys::napi_get_undefined(self.env, &mut out) },
+            "get undefined",
+        )?;
+        Ok(out)
+    }
+
+    /// `object[name]` for a NUL-terminated `name`.
+    pub fn named(self, object: napi_value, name: &std::ffi::CStr) -> Result<napi_value> {
+        let mut out = ptr::null_mut();
+        check(
+            unsafe { sys::napi_get_named_property(self.env, object, name.as_ptr(), &mut out) },
+            "property read",
+        )?;
+        Ok(out)
+    }
+
+    pub fn property(self, object: napi_value, key: napi_value) -> Result<napi_value> {
+        let mut out = ptr::null_mut();
+        check(
+            unsafe { sys::napi_get_property(self.env, object, key, &mut out) },
+            "property read",
+        )?;
+        Ok(out)
+    }
+
+    pub fn element(self, array: napi_value, index: u32) -> Result<napi_value> {
+        let mut out = ptr::null_mut();
+        check(
+            unsafe { sys::napi_get_element(self.env, array, index, &mut out) },
+            "element read",
+        )?;
+        Ok(out)
+    }
+
+    pub fn is_array(self, value: napi_value) -> Result<bool> {
+        let mut out = false;
+        check(
+            unsafe { sys::napi_is_array(self.env, value, &mut out) },
+            "isArray",
+        )?;
+        Ok(out)
+    }
+
+    pub fn array_length(self, array: napi_value) -> Result<u32> {
+        let mut out = 0;
+        check(
+            unsafe { sys::napi_get_array_length(self.env, array, &mut out) },
+            "array length",
+        )?;
+        Ok(out)
+    }
+
+    /// Own enumerable string keys, as `Object.keys` lists them.
+    pub fn keys(self, object: napi_value) -> Result<napi_value> {
+        let mut out = ptr::null_mut();
+        check(
+            unsafe {
+                sys::napi_get_all_property_names(
+                    self.env,
+                    object,
+                    sys::KeyCollectionMode::own_only,
+                    sys::KeyFilter::enumerable | sys::KeyFilter::skip_symbols,
+                    sys::KeyConversion::numbers_to_strings,
+                    &mut out,
+                )
+            },
+            "Object.keys",
+        )?;
+        Ok(out)
+    }
+
+    pub fn number(self, value: napi_value) -> Result<f64> {
+        let mut out = 0.0;
+        check(
+            unsafe { sys::napi_get_value_double(self.env, value, &mut out) },
+            "number read",
+        )?;
+        Ok(out)
+    }
+
+    pub fn boolean(self, value: napi_value) -> Result<bool> {
+        let mut out = false;
+        check(
+            unsafe { sys::napi_get_value_bool(self.env, value, &mut out) },
+            "boolean read",
+        )?;
+        Ok(out)
+    }
+
+    /// A string's UTF-16 code units, lone surrogates included.
+    pub fn utf16(self, value: napi_value) -> Result<Vec<u16>> {
+        let mut len = 0;
+        check(
+            unsafe {
+                sys::napi_get_value_string_utf16(self.env, value, ptr::null_mut(), 0, &mut len)
+            },
+            "string read",
+        )?;
+        let mut units: Vec<u16> = Vec::with_capacity(len + 1);
+        let mut written = 0;
+        check(
+            unsafe {
+                sys::napi_get_value_string_utf16(
+                    self.env,
+                    value,
+                    units.as_mut_ptr(),
+                    len + 1,
+                    &mut written,
+                )
+            },
+            "string read",
+        )?;
+        // SAFETY: Node-API wrote `written` (<= len) units into the buffer.
+        unsafe { units.set_len(written.min(len)) };
+        Ok(units)
+    }
+
+    /// A string as UTF-8; only for text known to be well-formed (JSON.stringify output).
+    pub fn utf8(self, value: napi_value) -> Result<String> {
+        let mut len = 0;
+        check(
+            unsafe {
+                sys::napi_get_value_string_utf8(self.env, value, ptr::null_mut(), 0, &mut len)
+            },
+            "string read",
+        )?;
+        let mut bytes: Vec<u8> = Vec::with_capacity(len + 1);
+        let mut written = 0;
+        check(
+            unsafe {
+                sys::napi_get_value_string_utf8(
+                    self.env,
+                    value,
+                    bytes.as_mut_ptr().cast(),
+                    len + 1,
+                    &mut written,
+                )
+            },
+            "string read",
+        )?;
+        // SAFETY: Node-API wrote `written` (<= len) bytes into the buffer.
+        unsafe { bytes.set_len(written.min(len)) };
+        // Node-API emits UTF-8 (lone surrogates become U+FFFD), so this does not fail.
+        String::from_utf8(bytes).map_err(|_| {
+            Error::new(
+                Status::GenericFailure,
+                "repeat-tool-guard: string was not UTF-8",
+            )
+        })
+    }
+
+    pub fn string(self, text: &str) -> Result<napi_value> {
+        let mut out = ptr::null_mut();
+        check(
+            unsafe {
+                sys::napi_create_string_utf8(
+                    self.env,
+                    text.as_ptr().cast(),
+                    text.len() as isize,
+                    &mut out,
+                )
+            },
+            "string create",
+        )?;
+        Ok(out)
+    }
+
+    pub fn call(
+        self,
+        function: napi_value,
+        this: napi_value,
+        args: &[napi_value],
+    ) -> Result<napi_value> {
+        let mut out = ptr::null_mut();
+        check(
+            unsafe {
+                sys::napi_call_function(
+                    self.env,
+                    this,
+                    function,
+                    args.len(),
+                    args.as_ptr(),
+                    &mut out,
+                )
+            },
+            "call",
+        )?;
+        Ok(out)
+    }
+
+    pub fn construct(self, constructor: napi_value) -> Result<napi_value> {
+        let mut out = ptr::null_mut();
+        check(
+            unsafe { sys::napi_new_instance(self.env, constructor, 0, ptr::null(), &mut out) },
+            "new",
+        )?;
+        Ok(out)
+    }
+
+    /// Takes the pending exception, if any, so the caller can look at it.
+    pub fn take_exception(self) -> Option<napi_value> {
+        let mut pending = false;
+        unsafe { sys::napi_is_exception_pending(self.env, &mut pending) };
+        if !pending {
+            return None;
+        }
+        let mut out = ptr::null_mut();
+        let status = unsafe { sys::napi_get_and_clear_last_exception(self.env, &mut out) };
+        (status == sys::Status::napi_ok).then_some(out)
+    }
+
+    /// Throws `error` again and reports it as pending.
+    pub fn rethrow(self, error: napi_value) -> Error {
+        unsafe { sys::napi_throw(self.env, error) };
+        Error::new(Status::PendingException, "rethrown".to_owned())
+    }
+
+    /// `String(value)`, as a validation message quotes a value.
+    pub fn to_display(self, value: napi_value) -> Result<String> {
+        let string_fn = self.named(self.global()?, c"String")?;
+        let shown = self.call(string_fn, self.undefined()?, &[value])?;
+        Ok(String::from_utf16_lossy(&self.utf16(shown)?))
+    }
+}
+
+/// Which JavaScript error class a failure becomes.
+#[derive(Clone, Copy)]
+pub enum ErrorClass {
+    Error,
+    TypeError,
+}
+
+impl Js {
+    /// Throws a new `Error` or `TypeError` with `message` and reports it as pending.
+    pub fn throw(self, class: ErrorClass, message: &str) -> Error {
+        let thrown = (|| -> Result<()> {
+            let text = self.string(message)?;
+            let mut error = ptr::null_mut();
+            let status = match class {
+                ErrorClass::Error => unsafe {
+                    sys::napi_create_error(self.env, ptr::null_mut(), text, &mut error)
+                },
+                ErrorClass::TypeError => unsafe {
+                    sys::napi_create_type_error(self.env, ptr::null_mut(), text, &mut error)
+                },
+            };
+            check(status, "error create")?;
+            check(unsafe { sys::napi_throw(self.env, error) }, "throw")
+        })();
+        match thrown {
+            Ok(()) => Error::new(Status::PendingException, message.to_owned()),
+            Err(_) => Error::new(Status::GenericFailure, message.to_owned()),
+        }
+    }
+
+    /// Whether a caught exception is a `RangeError` (how V8 reports running out of stack).
+    pub fn is_range_error(self, error: napi_value) -> bool {
+        let name = self
+            .named(error, c"name")
+            .and_then(|name| match self.kind(name)? {
+                Kind::String => self.utf8(name),
+                _ => Ok(String::new()),
+            });
+        // Reading `name` cannot leave an exception behind that the caller did not expect.
+        let _ = self.take_exception();
+        matches!(name.as_deref(), Ok("RangeError"))
+    }
+}

@@ -1,0 +1,131 @@
+// Boots the published deepseek-harness 0.1.0-rc.8 spine in-process with a scripted model
+// (no network), for the demo and the integration suites. Needs Node >= 22.19.
+import { Context } from '@deepseek-ai/cordis'
+import LlmRuntime, { LlmAdapter, CallId, createUserMessage } from '@deepseek-ai/dsh-llm'
+import SessionStore, { SessionId } from '@deepseek-ai/dsh-session'
+import SystemPrompt from '@deepseek-ai/dsh-system-prompt'
+import ToolRuntime, { defineContentToolFixture } from '@deepseek-ai/dsh-tools'
+import AgentRegistry from '@deepseek-ai/dsh-agent'
+import AgentLoop from '@deepseek-ai/dsh-agent-loop'
+
+export { createUserMessage, SessionId }
+
+/** One model turn that calls `name` with `args` (an object, or raw text sent as-is). */
+export function callTool(name, args, id = `call-${++callCounter}`) {
+  const callId = CallId(id)
+  const json = typeof args === 'string' ? args : JSON.stringify(args)
+  return [
+    { type: 'block-start', index: 0, blockType: 'tool-call' },
+    { type: 'tool-call-delta', index: 0, id: callId, name, argumentsDelta: json },
+    { type: 'block-end', index: 0, block: { type: 'tool-call', id: callId, name, arguments: json } },
+    { type: 'usage', usage: { inputTokens: 10, outputTokens: 5 } },
+    { type: 'finish', reason: { kind: 'tool-calls' } },
+  ]
+}
+let callCounter = 0
+
+/** One model turn that answers with text and ends the turn. */
+export function say(text) {
+  return [
+    { type: 'block-start', index: 0, blockType: 'text' },
+    { type: 'text-delta', index: 0, text },
+    { type: 'block-end', index: 0, block: { type: 'text', text } },
+    { type: 'usage', usage: { inputTokens: 10, outputTokens: text.length } },
+    { type: 'finish', reason: { kind: 'stop' } },
+  ]
+}
+
+/** A model that replays one scripted response per request. */
+class ScriptedModel extends LlmAdapter {
+  constructor(script) {
+    super()
+    this.script = script
+  }
+
+  resolveModel(provider, model) {
+    return Promise.resolve({ provider, id: model, name: model })
+  }
+
+  async * stream() {
+    const response = this.script.shift()
+    if (!response) throw new Error('scripted model: script exhausted')
+    for (const chunk of response) yield chunk
+  }
+}
+
+/**
+ * Boots the spine. `before(ctx)` runs before the guard plugin is loaded (listeners it
+ * registers sit outside the guard in the waterfall), `after(ctx)` after it (inside).
+ * Tools: `probe`, `grep`, `todo_write` and `read`, each answering `ok:<name>`.
+ */
+export async function boot({ plugin, config, before, after, tools = ['probe', 'grep', 'todo_write', 'read'] } = {}) {
+  const ctx = new Context()
+  await ctx.plugin(LlmRuntime)
+  await ctx.plugin(SessionStore)
+  await ctx.plugin(SystemPrompt, {})
+  await ctx.plugin(ToolRuntime, {})
+  await ctx.plugin(AgentRegistry)
+  await ctx.plugin(AgentLoop, { agents: [] })
+  const executed = []
+  for (const name of tools) {
+    ctx.tools.register(defineContentToolFixture({
+      name,
+      description: name,
+      parameters: {},
+      async execute(args) {
+        executed.push(name)
+        return [{ type: 'text', text: `ok:${name}` }]
+      },
+    }))
+  }
+  if (before) await before(ctx)
+  const fiber = plugin ? await ctx.plugin(plugin, config) : undefined
+  if (after) await after(ctx)
+  let models = 0
+
+  /** Creates an agent whose model replays `script`; `run(text, kind)` submits a prompt and waits for idle. */
+  async function agent(id, script) {
+    const provider = `scripted-${++models}`
+    ctx.llm.registerAdapter([provider], new ScriptedModel(script))
+    const handle = await ctx.agentLoop.createAgent(ctx, {
+      sessionId: SessionId(id),
+      agentOptions: { provider, model: 'scripted' },
+    })
+    const live = handle.agent
+    return {
+      agent: live,
+      dispose: () => handle.dispose(),
+      events: () => live.session.events,
+      run: (text = 'go', kind = 'user') => {
+        const idle = untilIdle(ctx, live)
+        const source = kind === 'user' ? { kind: 'user' } : { kind: 'plugin', plugin: 'test-followup', form: 'notice', summary: 'follow-up' }
+        live.followup(createUserMessage({ content: [{ type: 'text', text }], source }))
+        return idle
+      },
+    }
+  }
+  return { ctx, fiber, agent, executed }
+}
+
+function untilIdle(ctx, agent) {
+  return new Promise((resolve) => {
+    const stop = ctx.on('agent/status', ({ agent: who, status }) => {
+      if (who === agent && status === 'idle') {
+        stop()
+        resolve()
+      }
+    })
+  })
+}
+
+/** The reminders recorded in a session log: `user/message` events from a plugin. */
+export function reminders(events, plugin) {
+  return events
+    .filter((e) => e.type === 'user/message' && e.data.source?.kind === 'plugin' && (!plugin || e.data.source.plugin === plugin))
+    .map((e) => ({ seq: e.seq, text: e.data.content.map((block) => block.text).join(''), source: e.data.source }))
+}
+
+/** Tool results in a session log, in order, as the model sees them. */
+export function toolResults(events) {
+  return events.filter((e) => e.type === 'tool/result').map((e) => e.data.message.content[0])
+}

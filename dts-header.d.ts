@@ -32,3 +32,6 @@ export declare const Config: Schema<Config>
  * prompt, and drops it when the agent is disposed. Throws on an invalid config.
  */
 export declare function apply(ctx: Context, config: Config): void
+
+/** The `RepeatToolGuard` that the plugin loaded on `ctx` (the plugin fiber's context) uses, for tests and diagnostics. */
+export declare function guardOf(ctx: Context): RepeatToolGuard | undefined

@@ -33,6 +33,9 @@ export declare const Config: Schema<Config>
  */
 export declare function apply(ctx: Context, config: Config): void
 
+/** The `RepeatToolGuard` that the plugin loaded on `ctx` (the plugin fiber's context) uses, for tests and diagnostics. */
+export declare function guardOf(ctx: Context): RepeatToolGuard | undefined
+
 /**
  * Which binding artifact the generated loader actually loaded: `'native'` for
  * a native addon, otherwise the `platformArchABI` of the WASI flavor. Every

@@ -27,8 +27,16 @@ function foldReminder(downstream, reminder) {
   return { ...downstream, additionalContexts: [reminder, ...(downstream.additionalContexts ?? [])] }
 }
 
+const guards = new WeakMap()
+
+/** The RepeatToolGuard that the plugin loaded on `ctx` (its fiber's context) uses, for tests and diagnostics. */
+export function guardOf(ctx) {
+  return guards.get(ctx)
+}
+
 export function apply(ctx, config) {
   const guard = new RepeatToolGuard(config)
+  guards.set(ctx, guard)
   const logger = ctx.logger(name)
 
   ctx.on('tools/post-execute', async (exec, _result, next) => {

@@ -38,7 +38,7 @@ export function rng(seed) {
 
 const TRAP_KEYS = ['0', '1', '10', '2', '01', '-1', '4294967294', '4294967295', '1e3', '', 'a', 'B', '__proto__', 'constructor', 'toString', '\u{1F600}', '\uFF5E', '\uD800', '\uDC00x', 'é', 'e\u0301', '\n', '"', '\\', '\u2028', '\u007f']
 const TRAP_STRINGS = ['', 'x', '\u0000\u001f', '\b\f\n\r\t', '"\\/', '\uD800', '\uDFFF', '\uD83D\uDE00', '\u2028\u2029', 'é', '\u{10FFFF}', '</script>']
-const TRAP_NUMBERS = [0, -0, 1, -1, 0.1, 1e21, 1e-7, 5e-324, 1.7976931348623157e308, 9007199254740993, 2 ** 53, 123456789.125, -1e-7, 4294967295, 1e300]
+const TRAP_NUMBERS = [0, -0, 1, -1, 0.1, 1e21, 1e-7, 5e-324, 1.7976931348623157e308, JSON.parse('9007199254740993'), 2 ** 53, 123456789.125, -1e-7, 4294967295, 1e300]
 
 /** A random JSON value (as `JSON.parse` would give), drawn towards the traps. */
 export function randomJson(next, depth = 0) {

@@ -72,7 +72,7 @@ export async function boot({ plugin, config, before, after, tools = ['probe', 'g
       name,
       description: name,
       parameters: {},
-      async execute(args) {
+      async execute() {
         executed.push(name)
         return [{ type: 'text', text: `ok:${name}` }]
       },

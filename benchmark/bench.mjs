@@ -1,0 +1,88 @@
+// Native guard vs the TypeScript reference, both through their plugin's tools/post-execute
+// listener, same process, interleaved rounds, a fresh deep-frozen copy of the arguments for every
+// call (as the harness parses them). Prints median ns per call and the ratio. Run: npm run bench
+import * as reference from '@deepseek-ai/dsh-repeat-tool-reminder'
+import * as guard from '../index.js'
+
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7)
+
+function listenersOf(plugin, config) {
+  const listeners = {}
+  plugin.apply({ on: (event, fn) => { listeners[event] = fn }, logger: () => ({ warn: () => {} }) }, plugin.Config(config))
+  return listeners['tools/post-execute']
+}
+
+function deepFreeze(value) {
+  if (value !== null && typeof value === 'object') {
+    Object.freeze(value)
+    for (const key of Object.keys(value)) deepFreeze(value[key])
+  }
+  return value
+}
+
+function nested(bytes) {
+  const items = []
+  let size = 0
+  for (let i = 0; size < bytes; i++) {
+    const item = { id: i, name: `item-${i}`, tags: ['a', 'b'], meta: { ok: true, score: i / 7 } }
+    size += JSON.stringify(item).length
+    items.push(item)
+  }
+  return { query: 'search', items }
+}
+
+function deep(levels) {
+  let value = { leaf: 1 }
+  for (let i = 0; i < levels; i++) value = { z: i, a: value }
+  return value
+}
+
+const cases = [
+  { name: '~100 B', args: { pattern: 'TODO', path: 'src/components', flags: ['-n', '-i'], limit: 50 } },
+  { name: '~10 KB nested', args: nested(10_000) },
+  { name: '~1 MB string', args: { path: 'out.txt', content: 'x'.repeat(1 << 20) } },
+  { name: 'deep (1,000 levels)', args: deep(1000) },
+  { name: 'wide (10,000 keys)', args: Object.fromEntries(Array.from({ length: 10_000 }, (_, i) => [`key${(i * 7919) % 10_000}`, i])) },
+  { name: 'reminder call (~100 B)', args: { pattern: 'TODO' }, config: { thresholds: [2, 3] }, reminder: true },
+  { name: 'excluded call', args: { pattern: 'TODO' }, config: { exclude: ['grep'] } },
+]
+
+const downstream = { kind: 'accept' }
+const next = () => Promise.resolve(downstream)
+
+async function measure(listener, copies, agent) {
+  let i = 0
+  const start = process.hrtime.bigint()
+  for (const args of copies) {
+    // Alternate the agent for the reminder case so each call starts or extends a short run.
+    await listener({ name: 'grep', agent: agent(i++), arguments: args }, {}, next)
+  }
+  return Number(process.hrtime.bigint() - start) / copies.length
+}
+
+const median = (values) => values.sort((a, b) => a - b)[Math.floor(values.length / 2)]
+
+console.log(`Node ${process.version}, ${ROUNDS} interleaved rounds, median ns per call`)
+console.log('| case | native ns | reference ns | reference / native |')
+console.log('| --- | ---: | ---: | ---: |')
+for (const c of cases) {
+  const json = JSON.stringify(c.args)
+  const perRound = Math.max(5, Math.min(20_000, Math.floor(20_000_000 / json.length)))
+  const ours = listenersOf(guard, c.config ?? {})
+  const theirs = listenersOf(reference, c.config ?? {})
+  // Reminder case: agents cycle so every other call is the 2nd or 3rd of a run (a reminder).
+  const agents = Array.from({ length: 4 }, (_, i) => ({ id: `agent-${i}` }))
+  const agent = c.reminder ? (i) => agents[Math.floor(i / 3) % 4] : () => agents[0]
+  const native = []
+  const ts = []
+  for (let round = 0; round < ROUNDS + 1; round++) {
+    const copiesA = Array.from({ length: perRound }, () => deepFreeze(JSON.parse(json)))
+    const copiesB = Array.from({ length: perRound }, () => deepFreeze(JSON.parse(json)))
+    const a = await measure(ours, copiesA, agent)
+    const b = await measure(theirs, copiesB, agent)
+    if (round > 0) { native.push(a); ts.push(b) } // round 0 warms up
+  }
+  const n = median(native)
+  const r = median(ts)
+  console.log(`| ${c.name} | ${n.toFixed(0)} | ${r.toFixed(0)} | ${(r / n).toFixed(2)}× |`)
+}

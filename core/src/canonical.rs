@@ -337,23 +337,10 @@ enum Key<'a> {
 impl Key<'_> {
     /// The key as an array index ("0" … "4294967294"), which V8 orders first, numerically.
     fn array_index(&self) -> Option<u32> {
-        let digits: Vec<u8> = match self {
-            Key::Plain(text) => text.as_bytes().to_vec(),
-            Key::Decoded(units) => units
-                .iter()
-                .map(|&u| u8::try_from(u).unwrap_or(b'x'))
-                .collect(),
-        };
-        if digits.is_empty() || digits.len() > 10 || !digits.iter().all(u8::is_ascii_digit) {
-            return None;
+        match self {
+            Key::Plain(text) => array_index(text.bytes().map(u16::from)),
+            Key::Decoded(units) => array_index(units.iter().copied()),
         }
-        if digits.len() > 1 && digits.first() == Some(&b'0') {
-            return None;
-        }
-        let value = digits
-            .iter()
-            .fold(0u64, |acc, &d| acc * 10 + u64::from(d - b'0'));
-        u32::try_from(value).ok().filter(|&v| v != u32::MAX)
     }
 
     fn units(&self) -> KeyUnits<'_> {
@@ -376,6 +363,23 @@ impl Key<'_> {
         }
         self.units().cmp(other.units())
     }
+}
+
+/// Canonical decimal digits without a leading zero, at most 4294967294.
+fn array_index(units: impl ExactSizeIterator<Item = u16>) -> Option<u32> {
+    let len = units.len();
+    if len == 0 || len > 10 {
+        return None;
+    }
+    let mut value: u64 = 0;
+    for (position, unit) in units.enumerate() {
+        let digit = unit.checked_sub(u16::from(b'0')).filter(|d| *d <= 9)?;
+        if position == 0 && digit == 0 && len > 1 {
+            return None;
+        }
+        value = value * 10 + u64::from(digit);
+    }
+    u32::try_from(value).ok().filter(|&v| v != u32::MAX)
 }
 
 enum KeyUnits<'a> {

@@ -3,22 +3,9 @@
 // call (as the harness parses them). Prints median ns per call and the ratio. Run: npm run bench
 import * as reference from '@deepseek-ai/dsh-repeat-tool-reminder'
 import * as guard from '../index.js'
+import { deepFreeze, listenersOf } from '../harness/listeners.mjs'
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7)
-
-function listenersOf(plugin, config) {
-  const listeners = {}
-  plugin.apply({ on: (event, fn) => { listeners[event] = fn }, logger: () => ({ warn: () => {} }) }, plugin.Config(config))
-  return listeners['tools/post-execute']
-}
-
-function deepFreeze(value) {
-  if (value !== null && typeof value === 'object') {
-    Object.freeze(value)
-    for (const key of Object.keys(value)) deepFreeze(value[key])
-  }
-  return value
-}
 
 function nested(bytes) {
   const items = []
@@ -68,8 +55,8 @@ console.log('| --- | ---: | ---: | ---: |')
 for (const c of cases) {
   const json = JSON.stringify(c.args)
   const perRound = Math.max(5, Math.min(20_000, Math.floor(20_000_000 / json.length)))
-  const ours = listenersOf(guard, c.config ?? {})
-  const theirs = listenersOf(reference, c.config ?? {})
+  const ours = listenersOf(guard, c.config ?? {})['tools/post-execute']
+  const theirs = listenersOf(reference, c.config ?? {})['tools/post-execute']
   // Reminder case: agents cycle so every other call is the 2nd or 3rd of a run (a reminder).
   const agents = Array.from({ length: 4 }, (_, i) => ({ id: `agent-${i}` }))
   const agent = c.reminder ? (i) => agents[Math.floor(i / 3) % 4] : () => agents[0]

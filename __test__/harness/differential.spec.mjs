@@ -6,27 +6,12 @@ import test from 'ava'
 import * as reference from '@deepseek-ai/dsh-repeat-tool-reminder'
 import * as guard from '../../index.js'
 import { randomJson, rng } from '../oracle.mjs'
+import { deepFreeze, listenersOf } from '../../harness/listeners.mjs'
 
 const CALLS = Number(process.env.FUZZ_CALLS ?? 100_000)
 const SEED = Number(process.env.FUZZ_SEED ?? 20261129)
 const TOOLS = ['grep', 'read', 'todo_write', 'mcp_fs.get', 'a?b', 'x[1]', 'run{a,b}', 'back\\slash', 'tool*']
 const PATTERNS = ['grep', 'read*', '*', 'mcp_*', 'mcp_fs.get', 'mcp_fs?get', 'a?b', 'x[1]', 'run{a,b}', 'back\\slash', 'tool*', '*_write', '.*', '^grep$', 'g*p']
-
-/** Installs a plugin on a minimal context that records its listeners, so they can be called directly. */
-function listenersOf(plugin, config) {
-  const listeners = {}
-  const ctx = { on: (event, fn) => { listeners[event] = fn }, logger: () => ({ warn: () => {} }) }
-  plugin.apply(ctx, plugin.Config(config))
-  return listeners
-}
-
-function deepFreeze(value) {
-  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
-    Object.freeze(value)
-    for (const key of Object.keys(value)) deepFreeze(value[key])
-  }
-  return value
-}
 
 /** Same value, properties inserted in reverse order: must canonicalize identically. */
 function reordered(value) {

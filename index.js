@@ -66,9 +66,16 @@ export function apply(ctx, config) {
     try {
       if (!isTracked(exec.name)) return null
       const chars = encode(exec.arguments)
-      if (chars === undefined) return guard.observe(exec.agent.id, exec.name, exec.arguments)
+      const id = exec.agent.id
+      const tool = exec.name
+      if (chars === undefined || typeof id !== 'string') return guard.observe(id, tool, exec.arguments)
+      // The id and the name ride in front of the arguments' characters: one string read for all.
+      const prefix = id + tool
+      let all = chars
+      if (typeof chars === 'string') all = prefix + chars
+      else chars[0] = prefix + chars[0]
       try {
-        return binding.__observeEncoded(handle, exec.agent.id, exec.name, encoded.ops, encoded.length, chars)
+        return binding.__observeEncoded(handle, encoded.ops, encoded.length, all, id.length, tool.length)
       } finally {
         release()
       }

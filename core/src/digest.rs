@@ -83,6 +83,24 @@ impl Digester<'_> {
     }
 
     fn units(&mut self, units: &[u16]) {
+        // Most strings are short: narrow them in one pass while checking they fit.
+        if units.len() <= 256 {
+            // Room first, so nothing below flushes and `mark` stays valid.
+            if self.buffer.len() + 11 + units.len() > BLOCK {
+                self.flush();
+            }
+            let mark = self.buffer.len();
+            self.tag_len(TAG_NARROW, units.len());
+            let mut all = 0u16;
+            self.buffer.extend(units.iter().map(|&u| {
+                all |= u;
+                u as u8
+            }));
+            if all <= 0xff {
+                return;
+            }
+            self.buffer.truncate(mark);
+        }
         let narrow = units.iter().fold(0u16, |acc, &u| acc | u) <= 0xff;
         if narrow {
             self.tag_len(TAG_NARROW, units.len());

@@ -25,6 +25,8 @@ const LONG_STRING = 4096
 const KEEP_OPS = 1 << 17
 
 const objectPrototype = Object.prototype
+// JSON.rawJSON objects (Node 22) are null-prototype objects that JSON.stringify prints raw.
+const isRawJSON = JSON.isRawJSON ?? (() => false)
 let ops = new Float64Array(INITIAL_OPS)
 // Open containers, their keys (null for arrays), their sizes as written and the next position
 // in each; module-level only to reuse their storage.
@@ -92,7 +94,7 @@ function walk(root) {
           ops[n++] = ARRAY
         } else {
           const prototype = Object.getPrototypeOf(value)
-          if (prototype !== objectPrototype && prototype !== null) return undefined
+          if (prototype !== objectPrototype && (prototype !== null || isRawJSON(value))) return undefined
           keys = Object.keys(value)
           size = keys.length
           ops[n++] = OBJECT

@@ -330,7 +330,7 @@ impl<'a> Tape<'a> {
             let mut member = Member {
                 key: i,
                 decoded: None,
-                index: None,
+                order: 0,
                 value: i + 1,
             };
             if let Str::Escaped(raw) = self.str_at(token) {
@@ -338,25 +338,19 @@ impl<'a> Tape<'a> {
                 decode_json_string_into(raw, decoded);
                 member.decoded = Some((from, decoded.len()));
             }
-            member.index = self.key(&member, decoded).array_index();
+            member.order = self.key(&member, decoded).order_key();
             i = subtree_end(self.tokens, member.value);
             members.push(member);
         }
         let decoded = &*decoded;
-        let order = |a: &Member, b: &Member| match (a.index, b.index) {
-            (Some(x), Some(y)) => x.cmp(&y),
-            (Some(_), None) => Ordering::Less,
-            (None, Some(_)) => Ordering::Greater,
-            (None, None) => self.key(a, decoded).cmp_utf16(&self.key(b, decoded)),
-        };
+        let full = |a: &Member, b: &Member| self.key(a, decoded).cmp_utf16(&self.key(b, decoded));
+        let order = |a: &Member, b: &Member| a.order.cmp(&b.order).then_with(|| full(a, b));
         let slice = members.get_mut(start..).unwrap_or_default();
         if !slice.is_sorted_by(|a, b| order(a, b) == Ordering::Less) {
             // Stable, so duplicates stay in text order and the last one can win below.
             slice.sort_by(order);
         }
-        let same_key = |a: &Member, b: &Member| {
-            self.key(a, decoded).cmp_utf16(&self.key(b, decoded)) == Ordering::Equal
-        };
+        let same_key = |a: &Member, b: &Member| a.order == b.order && full(a, b) == Ordering::Equal;
         let absent = |member: &Member| matches!(self.tokens.get(member.value), Some(Token::Absent));
         // Keep, of each run of equal keys, the last member, unless its value is absent.
         let mut write = start;
@@ -399,7 +393,8 @@ pub(crate) struct Member {
     key: usize,
     /// Span of the decoded key in the decoded-keys buffer, for escaped JSON keys.
     decoded: Option<(usize, usize)>,
-    index: Option<u32>,
+    /// [`Key::order_key`]: decides most comparisons without looking at the keys.
+    order: u64,
     value: usize,
 }
 
@@ -417,6 +412,26 @@ impl Key<'_> {
             Key::Plain(text) => Str::Plain(text),
             Key::Units(units) => Str::Units(units),
         }
+    }
+
+    /// A number that orders keys as [`Member`]s sort (array indices first,
+    /// numerically, then UTF-16 order) wherever two keys' numbers differ; equal
+    /// numbers need a full comparison. An index is its value; any other key is
+    /// a high bit, then its first three code units.
+    fn order_key(&self) -> u64 {
+        if let Some(index) = self.array_index() {
+            return u64::from(index);
+        }
+        let mut head = [0u16; 3];
+        let units: &mut dyn Iterator<Item = u16> = match self {
+            Key::Plain(text) => &mut text.encode_utf16(),
+            Key::Units(units) => &mut units.iter().copied(),
+        };
+        for (slot, unit) in head.iter_mut().zip(units) {
+            *slot = unit;
+        }
+        let [a, b, c] = head.map(u64::from);
+        (1 << 63) | (a << 47) | (b << 31) | (c << 15)
     }
 
     /// The key as an array index ("0" … "4294967294"), which V8 orders first, numerically.

@@ -6,7 +6,7 @@ import Schema from '@deepseek-ai/schemastery'
 import { createUserMessage } from '@deepseek-ai/dsh-llm'
 
 const require = createRequire(import.meta.url)
-const binding = require('./binding.cjs')
+const binding = require('./native.cjs')
 
 export const { RepeatToolGuard, canonicalize, __napiBindingTarget } = binding
 

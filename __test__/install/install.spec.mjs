@@ -7,11 +7,11 @@
 // `tsc --noEmit`, and the error a user sees when the platform package is missing.
 // Runs in `npm test` (scripts/test.sh sets TEST_HARNESS_NODE: a Node >= 22.19, or "skip").
 import { execFileSync } from 'node:child_process'
-import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs'
+import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { fileURLToPath, pathToFileURL } from 'node:url'
 import test from 'ava'
 import { GENTLE } from '../oracle.mjs'
 
@@ -24,7 +24,8 @@ const harnessNode = process.env.TEST_HARNESS_NODE && process.env.TEST_HARNESS_NO
 const npmCli = process.env.npm_execpath && process.env.npm_execpath.endsWith('.js') ? [process.execPath, process.env.npm_execpath] : ['npm']
 const builtBinary = join(root, `${pkg.napi.binaryName}.${host.platform}.node`)
 
-const work = mkdtempSync(join(tmpdir(), 'rtg-install-'))
+// realpath: Node reports resolved modules by their real path (macOS' tmpdir is a symlink).
+const work = realpathSync(mkdtempSync(join(tmpdir(), 'rtg-install-')))
 const app = join(work, 'app')
 test.after.always(() => {
   if (!process.env.KEEP_INSTALL_TEST) rmSync(work, { recursive: true, force: true })
@@ -165,7 +166,7 @@ function checkDirect(t, node, label) {
   t.log(`${label}: Node ${esmOut.node}`)
   t.true(esmOut.same, 'require() and import give the same module (Node loads the ES module for require)')
   t.deepEqual(esmOut.exports, ['Config', 'RepeatToolGuard', '__napiBindingTarget', 'apply', 'canonicalize', 'guardOf', 'name'])
-  t.is(esmOut.loadedFrom, `file://${join(app, 'node_modules', pkg.name, 'index.js')}`)
+  t.is(esmOut.loadedFrom, pathToFileURL(join(app, 'node_modules', pkg.name, 'index.js')).href)
   t.is(esmOut.binary, join(app, 'node_modules', `${pkg.name}-${host.platform}`, `${pkg.napi.binaryName}.${host.platform}.node`))
   t.is(esmOut.target, 'native')
   t.deepEqual(esmOut.seen, [null, null, { tier: 'gentle', count: 3 }])
@@ -218,7 +219,7 @@ if (harnessNode) {
       process.exit(0)
     `))
     t.log(`agent turn on Node ${out.node}`)
-    t.is(out.resolved, `file://${join(app, 'node_modules', pkg.name, 'index.js')}`)
+    t.is(out.resolved, pathToFileURL(join(app, 'node_modules', pkg.name, 'index.js')).href)
     t.deepEqual(out.reminders.map((r) => r.summary), ['grep × 3', 'grep × 5'], 'todo_write is excluded, as the file configures')
     t.is(out.reminders[0].text, GENTLE)
     t.true(out.reminders[1].text.includes('{"q":1}'))

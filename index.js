@@ -8,7 +8,7 @@ import { createUserMessage } from '@deepseek-ai/dsh-llm'
 import { encode, encoded, release } from './encode.js'
 
 const require = createRequire(import.meta.url)
-const binding = require('./binding.cjs')
+const binding = require('./native.cjs')
 
 export const { RepeatToolGuard, canonicalize, __napiBindingTarget } = binding
 

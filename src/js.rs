@@ -394,10 +394,11 @@ impl Js {
 pub enum ErrorClass {
     Error,
     TypeError,
+    RangeError,
 }
 
 impl Js {
-    /// Throws a new `Error` or `TypeError` with `message` and reports it as pending.
+    /// Throws a new `Error`, `TypeError` or `RangeError` with `message` and reports it as pending.
     pub fn throw(self, class: ErrorClass, message: &str) -> Error {
         let thrown = (|| -> Result<()> {
             let text = self.string(message)?;
@@ -409,6 +410,9 @@ impl Js {
                 ErrorClass::TypeError => unsafe {
                     sys::napi_create_type_error(self.env, ptr::null_mut(), text, &mut error)
                 },
+                ErrorClass::RangeError => unsafe {
+                    sys::napi_create_range_error(self.env, ptr::null_mut(), text, &mut error)
+                },
             };
             check(status, "error create")?;
             check(unsafe { sys::napi_throw(self.env, error) }, "throw")
@@ -419,16 +423,20 @@ impl Js {
         }
     }
 
-    /// Whether a caught exception is a `RangeError` (how V8 reports running out of stack).
-    pub fn is_range_error(self, error: napi_value) -> bool {
-        let name = self
-            .named(error, c"name")
-            .and_then(|name| match self.kind(name)? {
-                Kind::String => self.utf8(name),
-                _ => Ok(String::new()),
-            });
-        // Reading `name` cannot leave an exception behind that the caller did not expect.
+    /// Whether a caught exception is V8 running out of stack (a `RangeError`
+    /// about the call stack), rather than, say, a string grown too long.
+    pub fn is_stack_overflow(self, error: napi_value) -> bool {
+        let read = |name: &std::ffi::CStr| {
+            self.named(error, name)
+                .and_then(|value| match self.kind(value)? {
+                    Kind::String => self.utf8(value),
+                    _ => Ok(String::new()),
+                })
+        };
+        let (name, message) = (read(c"name"), read(c"message"));
+        // Reading them cannot leave an exception behind that the caller did not expect.
         let _ = self.take_exception();
         matches!(name.as_deref(), Ok("RangeError"))
+            && message.is_ok_and(|m| m.contains("call stack"))
     }
 }

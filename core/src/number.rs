@@ -38,7 +38,75 @@ pub fn write_js_number(value: f64, out: &mut String) {
         .unwrap_or((scientific.as_str(), "0"));
     let exponent: i32 = exponent.parse().unwrap_or(0);
     let digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
+    let digits = even_on_tie(value.abs(), digits, exponent);
     layout(&digits, exponent + 1, out);
+}
+
+/// When the value lies exactly halfway between two shortest candidates,
+/// `Number::toString` takes the even one; Rust's shortest digits take the
+/// other. `digits` are Rust's for `value` (positive) with decimal exponent
+/// `exponent`; returns the digits JavaScript prints.
+fn even_on_tie(value: f64, digits: String, exponent: i32) -> String {
+    let odd = digits.bytes().last().is_some_and(|d| (d - b'0') % 2 == 1);
+    if !odd {
+        return digits;
+    }
+    // The exact decimal value: a double has at most 767 significant digits.
+    let exact = format!("{value:.767e}");
+    let Some((mantissa, exact_exponent)) = exact.split_once('e') else {
+        return digits;
+    };
+    if exact_exponent.parse::<i32>().ok() != Some(exponent) {
+        return digits;
+    }
+    let exact: Vec<u8> = mantissa.bytes().filter(u8::is_ascii_digit).collect();
+    let k = digits.len();
+    let halfway_after = |prefix: &[u8]| {
+        exact.get(..k) == Some(prefix)
+            && exact.get(k) == Some(&b'5')
+            && exact
+                .get(k + 1..)
+                .is_some_and(|rest| rest.iter().all(|&d| d == b'0'))
+    };
+    let mut lower = digits.clone().into_bytes();
+    if let Some(last) = lower.last_mut() {
+        *last -= 1;
+    }
+    let candidate = if halfway_after(&lower) {
+        // Halfway between `lower` (even) and `digits`.
+        lower
+    } else if halfway_after(digits.as_bytes()) {
+        // Halfway between `digits` and the next one up (even): add one, carrying.
+        let mut upper = digits.clone().into_bytes();
+        let mut carry = true;
+        for d in upper.iter_mut().rev() {
+            if !carry {
+                break;
+            }
+            if *d == b'9' {
+                *d = b'0';
+            } else {
+                *d += 1;
+                carry = false;
+            }
+        }
+        if carry {
+            // 99…9 + 1 changes the exponent; leave such a value as Rust printed it.
+            return digits;
+        }
+        upper
+    } else {
+        return digits;
+    };
+    let candidate = String::from_utf8(candidate).unwrap_or_default();
+    let trimmed = candidate.trim_end_matches('0');
+    // Take it only if it names the same double (it should: it is as close as Rust's).
+    let back: Option<f64> = format!("0.{trimmed}e{}", exponent + 1).parse().ok();
+    if !trimmed.is_empty() && back == Some(value) {
+        trimmed.to_owned()
+    } else {
+        digits
+    }
 }
 
 /// Lays out `0.digits × 10^n` by the rules of `Number::toString` (steps 6–10).
@@ -102,6 +170,11 @@ mod tests {
             (f64::NEG_INFINITY, "-Infinity"),
             (-1e-7, "-1e-7"),
             (4294967295.0, "4294967295"),
+            // Exactly halfway between two shortest candidates: the even one, as V8 prints.
+            (1251472842895692.25, "1251472842895692.2"),
+            (12843489228590.3125, "12843489228590.312"),
+            (261711569948893.625, "261711569948893.62"),
+            (-914072943276800.25, "-914072943276800.2"),
         ];
         for (value, expected) in cases {
             assert_eq!(s(*value), *expected, "String({value:?})");

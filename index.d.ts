@@ -69,6 +69,8 @@ export declare class RepeatToolGuard {
   reset(agentId: string): void
   /** The agent is gone: its chain state is dropped. Unknown ids are ignored. */
   dispose(agentId: string): void
+  /** Drops every agent's chain, as when the plugin is unloaded; the guard stays usable. */
+  clear(): void
   /** Whether calls to `toolName` take part in chains. */
   isTracked(toolName: string): boolean
   /** The validated thresholds, ascending. */

@@ -104,4 +104,10 @@ export function apply(ctx, config) {
   ctx.on('agent/disposed', ({ agent }) => {
     guard.dispose(agent.id)
   })
+
+  // Unloading the plugin drops every chain at once, not whenever the guard is collected.
+  ctx.effect(() => () => {
+    guard.clear()
+    guards.delete(ctx)
+  }, 'repeat-tool-guard chains')
 }

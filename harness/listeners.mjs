@@ -3,7 +3,11 @@
 // directly, with the same inputs.
 export function listenersOf(plugin, config) {
   const listeners = {}
-  const ctx = { on: (event, fn) => { listeners[event] = fn }, logger: () => ({ warn: () => {} }) }
+  const ctx = {
+    on: (event, fn) => { listeners[event] = fn },
+    logger: () => ({ warn: () => {} }),
+    effect: (execute) => execute(),
+  }
   plugin.apply(ctx, plugin.Config(config))
   return listeners
 }

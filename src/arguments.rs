@@ -7,6 +7,8 @@
 //! gives up on depth (near 10,000 levels), [`deep_json`] builds the same text
 //! with an explicit stack.
 
+use std::cell::Cell;
+
 use napi::sys::napi_value;
 use napi::Result;
 use repeat_tool_guard_core::Arguments;
@@ -29,10 +31,39 @@ impl ArgumentsText {
     }
 }
 
+thread_local! {
+    /// How many reads are under way on this thread: a `toJSON` may read again.
+    static READING: Cell<u32> = const { Cell::new(0) };
+}
+
+/// Counts one read for as long as it lives.
+struct Reading;
+
+impl Reading {
+    /// Starts a read; true when no other read is under way.
+    fn start() -> (Self, bool) {
+        let depth = READING.with(|r| {
+            r.set(r.get().saturating_add(1));
+            r.get()
+        });
+        (Reading, depth == 1)
+    }
+}
+
+impl Drop for Reading {
+    fn drop(&mut self) {
+        READING.with(|r| r.set(r.get().saturating_sub(1)));
+    }
+}
+
 pub fn read(js: Js, value: napi_value) -> Result<ArgumentsText> {
     if js.kind(value)? == Kind::String {
         return Ok(ArgumentsText::Text(js.utf16(value)?));
     }
+    // A read inside a read (a toJSON canonicalizing again) never falls back to the deep walk:
+    // that would call the same toJSON again and again. Its stack overflow goes to the caller,
+    // as JSON.stringify's does.
+    let (_reading, outermost) = Reading::start();
     let json = js.named(js.global()?, c"JSON")?;
     let stringify = js.named(json, c"stringify")?;
     let text = match js.call(stringify, json, &[value]) {
@@ -43,7 +74,7 @@ pub fn read(js: Js, value: napi_value) -> Result<ArgumentsText> {
             let Some(exception) = js.take_exception() else {
                 return Err(error);
             };
-            if !js.is_stack_overflow(exception) {
+            if !outermost || !js.is_stack_overflow(exception) {
                 return Err(js.rethrow(exception));
             }
             deep_json::to_json(js, value)?

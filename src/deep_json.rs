@@ -55,6 +55,78 @@ impl Ancestors {
     }
 }
 
+/// JavaScript functions for what Node-API cannot tell: `Array.isArray` (which
+/// sees through proxies, as `JSON.stringify` does) and boxed primitives.
+struct Helpers {
+    is_array: napi_value,
+    array: napi_value,
+    to_string_tag: napi_value,
+    number: napi_value,
+    string: napi_value,
+    boolean_value_of: napi_value,
+    bigint_value_of: napi_value,
+}
+
+impl Helpers {
+    fn new(js: Js) -> Result<Self> {
+        let global = js.global()?;
+        let array = js.named(global, c"Array")?;
+        let object_prototype = js.named(js.named(global, c"Object")?, c"prototype")?;
+        let prototype = |name: &std::ffi::CStr| -> Result<napi_value> {
+            js.named(js.named(global, name)?, c"prototype")
+        };
+        Ok(Self {
+            is_array: js.named(array, c"isArray")?,
+            array,
+            to_string_tag: js.named(object_prototype, c"toString")?,
+            number: js.named(global, c"Number")?,
+            string: js.named(global, c"String")?,
+            boolean_value_of: js.named(prototype(c"Boolean")?, c"valueOf")?,
+            bigint_value_of: js.named(prototype(c"BigInt")?, c"valueOf")?,
+        })
+    }
+
+    fn is_array(&self, js: Js, value: napi_value) -> Result<bool> {
+        js.boolean(js.call(self.is_array, self.array, &[value])?)
+    }
+
+    /// A `Number`, `String`, `Boolean` or `BigInt` object becomes its primitive,
+    /// as `JSON.stringify` unwraps them (by `ToNumber`, `ToString`, or the value).
+    fn unbox(&self, js: Js, value: napi_value) -> Result<napi_value> {
+        if js.kind(value)? != Kind::Object {
+            return Ok(value);
+        }
+        let tag = js.call(self.to_string_tag, value, &[])?;
+        let tag = js.utf8(tag)?;
+        let (convert, this) = match tag.as_str() {
+            "[object Number]" => (self.number, None),
+            "[object String]" => (self.string, None),
+            "[object Boolean]" => (self.boolean_value_of, Some(value)),
+            "[object BigInt]" => (self.bigint_value_of, Some(value)),
+            _ => return Ok(value),
+        };
+        // The tag can be faked (Symbol.toStringTag); only a real box has the internal slot.
+        let probe = match tag.as_str() {
+            "[object Number]" | "[object String]" => {
+                let prototype = js.named(convert, c"prototype")?;
+                js.named(prototype, c"valueOf")?
+            }
+            _ => convert,
+        };
+        if js.call(probe, value, &[]).is_err() {
+            js.take_exception();
+            return Ok(value);
+        }
+        match this {
+            Some(this) => js.call(convert, this, &[]),
+            None => {
+                let undefined = js.undefined()?;
+                js.call(convert, undefined, &[value])
+            }
+        }
+    }
+}
+
 /// V8's longest string (2^29 - 24 one-byte characters): past it `JSON.stringify`
 /// throws, and so does this walk, before it could exhaust memory.
 const MAX_TEXT: usize = (1 << 29) - 24;
@@ -66,6 +138,7 @@ fn too_long(js: Js) -> napi::Error {
 /// `JSON.stringify(root)` without a depth limit; `None` where it would give `undefined`.
 pub fn to_json(js: Js, root: napi_value) -> Result<Option<String>> {
     let ancestors = Ancestors::new(js)?;
+    let helpers = Helpers::new(js)?;
     let mut out = String::new();
     // One entry per open container: whether it has an element yet.
     let mut written: Vec<bool> = Vec::new();
@@ -86,7 +159,7 @@ pub fn to_json(js: Js, root: napi_value) -> Result<Option<String>> {
             }
             Task::Visit { value, holder } => (value, holder),
         };
-        let value = apply_to_json(js, value, &holder)?;
+        let value = helpers.unbox(js, apply_to_json(js, value, &holder)?)?;
         let kind = js.kind(value)?;
         let no_json_form = matches!(kind, Kind::Undefined | Kind::Function | Kind::Symbol);
         match (&holder, no_json_form) {
@@ -125,7 +198,7 @@ pub fn to_json(js: Js, root: napi_value) -> Result<Option<String>> {
             Kind::Object | Kind::External => {
                 ancestors.enter(js, value)?;
                 written.push(false);
-                if js.is_array(value)? {
+                if helpers.is_array(js, value)? {
                     let len = js.array_length(value)? as usize;
                     // Every element prints at least one character and a comma.
                     if len.saturating_mul(2) > MAX_TEXT.saturating_sub(out.len()) {
@@ -163,9 +236,12 @@ pub fn to_json(js: Js, root: napi_value) -> Result<Option<String>> {
     Ok(Some(out))
 }
 
-/// `value.toJSON(key)` when `value` is an object with a callable `toJSON`.
+/// `value.toJSON(key)` when `value` (an object, a function or a BigInt) has a callable `toJSON`.
 fn apply_to_json(js: Js, value: napi_value, holder: &Holder) -> Result<napi_value> {
-    if js.kind(value)? != Kind::Object {
+    if !matches!(
+        js.kind(value)?,
+        Kind::Object | Kind::Function | Kind::BigInt
+    ) {
         return Ok(value);
     }
     let to_json = js.named(value, c"toJSON")?;

@@ -69,7 +69,13 @@ fn raw_config(js: Js, config: Option<napi_value>) -> Result<RawConfig> {
     };
     match js.kind(config)? {
         Kind::Undefined | Kind::Null => return Ok(RawConfig::default()),
-        Kind::Object | Kind::Function => {}
+        Kind::Object if js.is_array(config)? => {
+            return Err(map_config_error(
+                js,
+                ConfigError::NotAnObject("array".to_owned()),
+            ))
+        }
+        Kind::Object => {}
         other => {
             return Err(map_config_error(
                 js,
@@ -181,6 +187,12 @@ impl RepeatToolGuard {
     #[napi]
     pub fn dispose(&self, env: Env, agent_id: String) -> Result<()> {
         self.with(Js { env: env.raw() }, |guard| guard.dispose(&agent_id))
+    }
+
+    /// Drops every agent's chain, as when the plugin is unloaded; the guard stays usable.
+    #[napi]
+    pub fn clear(&self, env: Env) -> Result<()> {
+        self.with(Js { env: env.raw() }, |guard| guard.clear())
     }
 
     /// Whether calls to `toolName` take part in chains.

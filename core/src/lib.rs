@@ -99,6 +99,11 @@ impl Guard {
         self.chains.forget(agent);
     }
 
+    /// Every agent's chain is dropped (the plugin is unloaded); the guard stays usable.
+    pub fn clear(&mut self) {
+        self.chains = Chains::default();
+    }
+
     /// Agents holding chain state.
     pub fn agent_count(&self) -> usize {
         self.chains.len()
@@ -211,6 +216,9 @@ mod tests {
         g.dispose("a");
         g.dispose("b");
         g.dispose("never-seen");
+        assert_eq!(g.agent_count(), 0);
+        g.observe("a", "t", Arguments::Json("1")).unwrap();
+        g.clear();
         assert_eq!(g.agent_count(), 0);
     }
 

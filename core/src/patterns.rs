@@ -1,5 +1,6 @@
-//! Tool-name patterns: `*` matches any run of characters (none included), every
-//! other character is literal, and a pattern must match the whole name.
+//! Tool-name patterns: `*` matches any run of characters (none included) other
+//! than line terminators, as the reference's `.*` does; every other character
+//! is literal, and a pattern must match the whole name.
 
 use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
 
@@ -10,10 +11,14 @@ use crate::error::ConfigError;
 pub struct ToolFilter {
     include: Option<GlobSet>,
     exclude: GlobSet,
+    /// The patterns as written, for names globset cannot judge (see [`ToolFilter::is_tracked`]).
+    include_patterns: Vec<String>,
+    exclude_patterns: Vec<String>,
 }
 
 impl ToolFilter {
     pub fn new(include: &[String], exclude: &[String]) -> Result<Self, ConfigError> {
+        let include_patterns = include.to_vec();
         let include = if include.is_empty() {
             None
         } else {
@@ -22,6 +27,8 @@ impl ToolFilter {
         Ok(Self {
             include,
             exclude: compile("exclude", exclude)?,
+            include_patterns,
+            exclude_patterns: exclude.to_vec(),
         })
     }
 
@@ -31,8 +38,48 @@ impl ToolFilter {
         if self.include.is_none() && self.exclude.is_empty() {
             return true;
         }
+        if tool.chars().any(is_line_terminator) {
+            // globset's `*` would run across the line break; match by hand.
+            let any = |patterns: &[String]| patterns.iter().any(|p| matches_within_lines(p, tool));
+            return (self.include_patterns.is_empty() || any(&self.include_patterns))
+                && !any(&self.exclude_patterns);
+        }
         self.include.as_ref().is_none_or(|set| set.is_match(tool)) && !self.exclude.is_match(tool)
     }
+}
+
+/// JavaScript's line terminators, which a regular expression's `.` does not match.
+fn is_line_terminator(c: char) -> bool {
+    matches!(c, '\n' | '\r' | '\u{2028}' | '\u{2029}')
+}
+
+/// Whether `name` matches `pattern` as `^…$` with each `*` as `.*`: one row of
+/// a table per pattern character, so time is length × length and no stack.
+fn matches_within_lines(pattern: &str, name: &str) -> bool {
+    let name: Vec<char> = name.chars().collect();
+    // reach[j]: the pattern read so far matches the first j characters of the name.
+    let mut reach = vec![false; name.len() + 1];
+    if let Some(first) = reach.first_mut() {
+        *first = true;
+    }
+    for p in pattern.chars() {
+        let mut next = vec![false; name.len() + 1];
+        for j in 0..=name.len() {
+            let before = j.checked_sub(1);
+            let prev_char = before.and_then(|b| name.get(b)).copied();
+            let diagonal = before.and_then(|b| reach.get(b)).copied().unwrap_or(false);
+            next[j] = if p == '*' {
+                // None of the name, or one more non-terminator than the star already took.
+                reach.get(j).copied().unwrap_or(false)
+                    || (prev_char.is_some_and(|c| !is_line_terminator(c))
+                        && before.and_then(|b| next.get(b)).copied().unwrap_or(false))
+            } else {
+                diagonal && prev_char == Some(p)
+            };
+        }
+        reach = next;
+    }
+    reach.last().copied().unwrap_or(false)
 }
 
 fn compile(field: &'static str, patterns: &[String]) -> Result<GlobSet, ConfigError> {
@@ -127,6 +174,21 @@ mod tests {
             "backslash does not escape"
         );
         assert!(filter(&["a\\*"], &[]).is_tracked("a\\zz"));
+    }
+
+    #[test]
+    fn star_stops_at_line_terminators_as_the_references_dot_does() {
+        let f = filter(&["mcp_*"], &[]);
+        for name in ["mcp_a\nb", "mcp_\r", "mcp_\u{2028}x", "mcp_\u{2029}"] {
+            assert!(!f.is_tracked(name), "{name:?}");
+        }
+        assert!(f.is_tracked("mcp_x"));
+        // A literal line break in the pattern still matches itself.
+        assert!(filter(&["a\n*"], &[]).is_tracked("a\nbc"));
+        assert!(!filter(&["a\n*"], &[]).is_tracked("a\nb\nc"));
+        assert!(!filter(&["*"], &["x*"]).is_tracked("y\nz"));
+        assert!(filter(&["*\n*"], &[]).is_tracked("ab\ncd"));
+        assert!(filter(&[], &["todo*"]).is_tracked("todo\nx"));
     }
 
     #[test]

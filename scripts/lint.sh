@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
-# Lint: rustfmt, clippy with warnings as errors, and oxlint over the hand-written JavaScript.
+# Lint: rustfmt, clippy with warnings as errors (the core, the binding and fuzz/), and oxlint over the hand-written JavaScript.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo fmt --all --check
 cargo clippy --workspace --all-targets -- -D warnings
+# The fuzz crate is its own workspace; it checks on stable (only running it needs nightly).
+cargo fmt --manifest-path fuzz/Cargo.toml --check
+cargo clippy --manifest-path fuzz/Cargo.toml --all-targets -- -D warnings
 node_modules/.bin/oxlint --deny-warnings --ignore-pattern binding.cjs index.js harness demo benchmark __test__ scripts

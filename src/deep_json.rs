@@ -55,6 +55,14 @@ impl Ancestors {
     }
 }
 
+/// V8's longest string (2^29 - 24 one-byte characters): past it `JSON.stringify`
+/// throws, and so does this walk, before it could exhaust memory.
+const MAX_TEXT: usize = (1 << 29) - 24;
+
+fn too_long(js: Js) -> napi::Error {
+    js.throw(ErrorClass::RangeError, "Invalid string length")
+}
+
 /// `JSON.stringify(root)` without a depth limit; `None` where it would give `undefined`.
 pub fn to_json(js: Js, root: napi_value) -> Result<Option<String>> {
     let ancestors = Ancestors::new(js)?;
@@ -66,6 +74,9 @@ pub fn to_json(js: Js, root: napi_value) -> Result<Option<String>> {
         holder: Holder::Top,
     }];
     while let Some(task) = tasks.pop() {
+        if out.len() > MAX_TEXT {
+            return Err(too_long(js));
+        }
         let (value, holder) = match task {
             Task::Close { bracket, object } => {
                 out.push(bracket);
@@ -115,12 +126,17 @@ pub fn to_json(js: Js, root: napi_value) -> Result<Option<String>> {
                 ancestors.enter(js, value)?;
                 written.push(false);
                 if js.is_array(value)? {
+                    let len = js.array_length(value)? as usize;
+                    // Every element prints at least one character and a comma.
+                    if len.saturating_mul(2) > MAX_TEXT.saturating_sub(out.len()) {
+                        return Err(too_long(js));
+                    }
                     out.push('[');
                     tasks.push(Task::Close {
                         bracket: ']',
                         object: value,
                     });
-                    for index in (0..js.array_length(value)?).rev() {
+                    for index in (0..len as u32).rev() {
                         tasks.push(Task::Visit {
                             value: js.element(value, index)?,
                             holder: Holder::Index(index),

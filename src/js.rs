@@ -90,6 +90,15 @@ impl Js {
         Ok(out)
     }
 
+    pub fn null(self) -> Result<napi_value> {
+        let mut out = ptr::null_mut();
+        check(
+            unsafe { sys::napi_get_null(self.env, &mut out) },
+            "get null",
+        )?;
+        Ok(out)
+    }
+
     pub fn undefined(self) -> Result<napi_value> {
         let mut out = ptr::null_mut();
         check(
@@ -184,6 +193,19 @@ impl Js {
 
     /// A string's UTF-16 code units, lone surrogates included.
     pub fn utf16(self, value: napi_value) -> Result<Vec<u16>> {
+        let mut units = Vec::new();
+        self.utf16_into(value, &mut units)?;
+        Ok(units)
+    }
+
+    /// Replaces `units` with a string's UTF-16 code units, reusing its allocation.
+    pub fn utf16_into(self, value: napi_value, units: &mut Vec<u16>) -> Result<()> {
+        units.clear();
+        self.utf16_append(value, units)
+    }
+
+    /// Appends a string's UTF-16 code units to `units`.
+    pub fn utf16_append(self, value: napi_value, units: &mut Vec<u16>) -> Result<()> {
         let mut len = 0;
         check(
             unsafe {
@@ -191,23 +213,72 @@ impl Js {
             },
             "string read",
         )?;
-        let mut units: Vec<u16> = Vec::with_capacity(len + 1);
+        let start = units.len();
+        units.reserve(len + 1);
         let mut written = 0;
         check(
             unsafe {
                 sys::napi_get_value_string_utf16(
                     self.env,
                     value,
-                    units.as_mut_ptr(),
+                    units.as_mut_ptr().add(start),
                     len + 1,
                     &mut written,
                 )
             },
             "string read",
         )?;
-        // SAFETY: Node-API wrote `written` (<= len) units into the buffer.
-        unsafe { units.set_len(written.min(len)) };
-        Ok(units)
+        // SAFETY: Node-API wrote `written` (<= len) units after the first `start`.
+        unsafe { units.set_len(start + written.min(len)) };
+        Ok(())
+    }
+
+    /// The elements of a `Float64Array`, borrowed from its buffer.
+    ///
+    /// The slice stays valid while no JavaScript runs: only JavaScript can
+    /// detach or resize the buffer, and the caller makes no calls into it
+    /// while holding the slice.
+    pub fn float64_array(self, value: napi_value) -> Result<&'static [f64]> {
+        let mut is_typed_array = false;
+        check(
+            unsafe { sys::napi_is_typedarray(self.env, value, &mut is_typed_array) },
+            "typed array check",
+        )?;
+        if !is_typed_array {
+            return Err(Error::new(
+                Status::InvalidArg,
+                "repeat-tool-guard: expected a Float64Array",
+            ));
+        }
+        let mut kind = 0;
+        let mut length = 0;
+        let mut data = ptr::null_mut();
+        check(
+            unsafe {
+                sys::napi_get_typedarray_info(
+                    self.env,
+                    value,
+                    &mut kind,
+                    &mut length,
+                    &mut data,
+                    ptr::null_mut(),
+                    ptr::null_mut(),
+                )
+            },
+            "typed array read",
+        )?;
+        if kind != sys::TypedarrayType::float64_array {
+            return Err(Error::new(
+                Status::InvalidArg,
+                "repeat-tool-guard: expected a Float64Array",
+            ));
+        }
+        if data.is_null() || length == 0 {
+            return Ok(&[]);
+        }
+        // SAFETY: Node-API reports `length` f64 elements at `data` (already
+        // offset into the buffer and aligned, as a Float64Array's must be).
+        Ok(unsafe { std::slice::from_raw_parts(data.cast::<f64>(), length) })
     }
 
     /// A string as UTF-8; only for text known to be well-formed (JSON.stringify output).
@@ -323,10 +394,11 @@ impl Js {
 pub enum ErrorClass {
     Error,
     TypeError,
+    RangeError,
 }
 
 impl Js {
-    /// Throws a new `Error` or `TypeError` with `message` and reports it as pending.
+    /// Throws a new `Error`, `TypeError` or `RangeError` with `message` and reports it as pending.
     pub fn throw(self, class: ErrorClass, message: &str) -> Error {
         let thrown = (|| -> Result<()> {
             let text = self.string(message)?;
@@ -338,6 +410,9 @@ impl Js {
                 ErrorClass::TypeError => unsafe {
                     sys::napi_create_type_error(self.env, ptr::null_mut(), text, &mut error)
                 },
+                ErrorClass::RangeError => unsafe {
+                    sys::napi_create_range_error(self.env, ptr::null_mut(), text, &mut error)
+                },
             };
             check(status, "error create")?;
             check(unsafe { sys::napi_throw(self.env, error) }, "throw")
@@ -348,16 +423,20 @@ impl Js {
         }
     }
 
-    /// Whether a caught exception is a `RangeError` (how V8 reports running out of stack).
-    pub fn is_range_error(self, error: napi_value) -> bool {
-        let name = self
-            .named(error, c"name")
-            .and_then(|name| match self.kind(name)? {
-                Kind::String => self.utf8(name),
-                _ => Ok(String::new()),
-            });
-        // Reading `name` cannot leave an exception behind that the caller did not expect.
+    /// Whether a caught exception is V8 running out of stack (a `RangeError`
+    /// about the call stack), rather than, say, a string grown too long.
+    pub fn is_stack_overflow(self, error: napi_value) -> bool {
+        let read = |name: &std::ffi::CStr| {
+            self.named(error, name)
+                .and_then(|value| match self.kind(value)? {
+                    Kind::String => self.utf8(value),
+                    _ => Ok(String::new()),
+                })
+        };
+        let (name, message) = (read(c"name"), read(c"message"));
+        // Reading them cannot leave an exception behind that the caller did not expect.
         let _ = self.take_exception();
         matches!(name.as_deref(), Ok("RangeError"))
+            && message.is_ok_and(|m| m.contains("call stack"))
     }
 }

@@ -3,10 +3,12 @@
 
 mod arguments;
 mod deep_json;
+mod fast;
 mod js;
+mod registry;
 
-use napi::bindgen_prelude::{Env, Unknown, Utf16String};
-use napi::sys::napi_value;
+use napi::bindgen_prelude::{Env, Object, Unknown, Utf16String};
+use napi::sys::{self, napi_value};
 use napi::{JsValue, Result};
 use napi_derive::napi;
 use repeat_tool_guard_core::{
@@ -27,6 +29,10 @@ fn map_config_error(js: Js, error: ConfigError) -> napi::Error {
 }
 
 fn map_canonical_error(js: Js, error: CanonicalError) -> napi::Error {
+    js.throw(ErrorClass::Error, &error.to_string())
+}
+
+fn map_registry_error(js: Js, error: registry::RegistryError) -> napi::Error {
     js.throw(ErrorClass::Error, &error.to_string())
 }
 
@@ -92,6 +98,16 @@ pub struct Reminder {
     pub text: Utf16String,
 }
 
+impl From<repeat_tool_guard_core::Reminder> for Reminder {
+    fn from(reminder: repeat_tool_guard_core::Reminder) -> Self {
+        Self {
+            tier: reminder.tier.as_str().to_owned(),
+            count: reminder.count as f64,
+            text: reminder.text.into(),
+        }
+    }
+}
+
 /// Counts runs of identical tool calls per agent and says when to remind the model.
 ///
 /// A call is identified by its tool name and canonical arguments; an agent's
@@ -99,7 +115,20 @@ pub struct Reminder {
 /// tracked call. Untracked tools (see `include` / `exclude`) are transparent.
 #[napi]
 pub struct RepeatToolGuard {
-    guard: Guard,
+    /// The guard's number in this thread's [`registry`].
+    id: f64,
+}
+
+impl Drop for RepeatToolGuard {
+    fn drop(&mut self) {
+        registry::remove(self.id);
+    }
+}
+
+impl RepeatToolGuard {
+    fn with<R>(&self, js: Js, f: impl FnOnce(&mut Guard) -> R) -> Result<R> {
+        registry::with(self.id, f).map_err(|e| map_registry_error(js, e))
+    }
 }
 
 #[napi]
@@ -112,9 +141,8 @@ impl RepeatToolGuard {
         let js = Js { env: env.raw() };
         let raw = raw_config(js, config.map(|c| c.raw()))?;
         let config = GuardConfig::from_raw(&raw).map_err(|e| map_config_error(js, e))?;
-        Ok(Self {
-            guard: Guard::new(config),
-        })
+        let id = registry::insert(Guard::new(config)).map_err(|e| map_registry_error(js, e))?;
+        Ok(Self { id })
     }
 
     /// Counts one call of `agentId` and returns the reminder due for it, or
@@ -123,57 +151,94 @@ impl RepeatToolGuard {
     /// JSON form (a `TypeError` naming the problem); the chain is then unchanged.
     #[napi(ts_args_type = "agentId: string, toolName: string, args: unknown")]
     pub fn observe(
-        &mut self,
+        &self,
         env: Env,
         agent_id: String,
         tool_name: String,
         args: Unknown,
     ) -> Result<Option<Reminder>> {
-        if !self.guard.is_tracked(&tool_name) {
+        let js = Js { env: env.raw() };
+        if !self.with(js, |guard| guard.is_tracked(&tool_name))? {
             return Ok(None);
         }
-        let js = Js { env: env.raw() };
+        // Reading may run JavaScript (toJSON, getters): done before the guard is borrowed.
         let text = arguments::read(js, args.raw())?;
         let reminder = self
-            .guard
-            .observe_tracked(&agent_id, &tool_name, text.as_arguments())
+            .with(js, |guard| {
+                guard.observe_tracked(&agent_id, &tool_name, text.as_arguments())
+            })?
             .map_err(|e| map_canonical_error(js, e))?;
-        Ok(reminder.map(|r| Reminder {
-            tier: r.tier.as_str().to_owned(),
-            count: r.count as f64,
-            text: r.text.into(),
-        }))
+        Ok(reminder.map(Reminder::from))
     }
 
     /// A user prompt: the agent's chain starts over. Unknown ids are ignored.
     #[napi]
-    pub fn reset(&mut self, agent_id: String) {
-        self.guard.reset(&agent_id);
+    pub fn reset(&self, env: Env, agent_id: String) -> Result<()> {
+        self.with(Js { env: env.raw() }, |guard| guard.reset(&agent_id))
     }
 
     /// The agent is gone: its chain state is dropped. Unknown ids are ignored.
     #[napi]
-    pub fn dispose(&mut self, agent_id: String) {
-        self.guard.dispose(&agent_id);
+    pub fn dispose(&self, env: Env, agent_id: String) -> Result<()> {
+        self.with(Js { env: env.raw() }, |guard| guard.dispose(&agent_id))
     }
 
     /// Whether calls to `toolName` take part in chains.
     #[napi]
-    pub fn is_tracked(&self, tool_name: String) -> bool {
-        self.guard.is_tracked(&tool_name)
+    pub fn is_tracked(&self, env: Env, tool_name: String) -> Result<bool> {
+        self.with(Js { env: env.raw() }, |guard| guard.is_tracked(&tool_name))
     }
 
     /// The validated thresholds, ascending.
     #[napi(getter)]
-    pub fn thresholds(&self) -> Vec<f64> {
-        self.guard.thresholds().to_vec()
+    pub fn thresholds(&self, env: Env) -> Result<Vec<f64>> {
+        self.with(Js { env: env.raw() }, |guard| guard.thresholds().to_vec())
     }
 
     /// How many agents hold chain state.
     #[napi(getter)]
-    pub fn agent_count(&self) -> u32 {
-        u32::try_from(self.guard.agent_count()).unwrap_or(u32::MAX)
+    pub fn agent_count(&self, env: Env) -> Result<u32> {
+        self.with(Js { env: env.raw() }, |guard| {
+            u32::try_from(guard.agent_count()).unwrap_or(u32::MAX)
+        })
     }
+
+    /// Internal: this guard's number for the plugin's `__observeEncoded` hot path.
+    #[napi(js_name = "__handle", skip_typescript)]
+    pub fn handle(&self) -> f64 {
+        self.id
+    }
+}
+
+/// Registers the raw hot-path function next to the generated exports.
+#[napi(module_exports)]
+pub fn register_hot_path(exports: Object, env: Env) -> Result<()> {
+    let js = Js { env: env.raw() };
+    let mut function = std::ptr::null_mut();
+    let name = c"__observeEncoded";
+    let status = unsafe {
+        sys::napi_create_function(
+            js.env,
+            name.as_ptr(),
+            name.count_bytes() as isize,
+            Some(fast::observe_encoded),
+            std::ptr::null_mut(),
+            &mut function,
+        )
+    };
+    if status != sys::Status::napi_ok {
+        return Err(napi::Error::from_reason(
+            "repeat-tool-guard: could not create __observeEncoded",
+        ));
+    }
+    let status =
+        unsafe { sys::napi_set_named_property(js.env, exports.raw(), name.as_ptr(), function) };
+    if status != sys::Status::napi_ok {
+        return Err(napi::Error::from_reason(
+            "repeat-tool-guard: could not export __observeEncoded",
+        ));
+    }
+    Ok(())
 }
 
 /// The canonical text of `args`: `JSON.stringify` of a deep key-sorted copy,

@@ -1,52 +1,8 @@
-//! Per-agent chains of identical calls.
-//!
-//! A chain holds a 256-bit BLAKE3 digest of (tool name, full canonical
-//! arguments) instead of the text itself, so its size does not grow with the
-//! arguments while detection still covers every byte of them: two different
-//! calls share a key only through a BLAKE3 collision.
+//! Per-agent chains of identical calls: each agent's last call key and run length.
 
 use std::collections::HashMap;
 
-use crate::canonical::{Arguments, CanonicalError, Sink};
-
-/// The chain key of one call.
-pub type CallKey = [u8; 32];
-
-/// Feeds canonical text to BLAKE3 in blocks large enough for its SIMD paths.
-struct DigestSink {
-    hasher: blake3::Hasher,
-    buffer: Vec<u8>,
-}
-
-const DIGEST_BLOCK: usize = 16 * 1024;
-
-impl Sink for DigestSink {
-    fn write(&mut self, chunk: &str) {
-        if self.buffer.len() + chunk.len() > DIGEST_BLOCK {
-            self.hasher.update(&self.buffer);
-            self.buffer.clear();
-        }
-        if chunk.len() >= DIGEST_BLOCK {
-            self.hasher.update(chunk.as_bytes());
-        } else {
-            self.buffer.extend_from_slice(chunk.as_bytes());
-        }
-    }
-}
-
-/// Digest of (tool, canonical arguments); the tool name is length-prefixed so
-/// no (tool, arguments) pair can run into another.
-pub fn call_key(tool: &str, arguments: Arguments<'_>) -> Result<CallKey, CanonicalError> {
-    let mut sink = DigestSink {
-        hasher: blake3::Hasher::new(),
-        buffer: Vec::with_capacity(DIGEST_BLOCK),
-    };
-    sink.hasher.update(&(tool.len() as u64).to_le_bytes());
-    sink.hasher.update(tool.as_bytes());
-    arguments.write_canonical(&mut sink)?;
-    sink.hasher.update(&sink.buffer);
-    Ok(*sink.hasher.finalize().as_bytes())
-}
+use crate::digest::CallKey;
 
 #[derive(Debug, Clone, Copy)]
 struct Chain {
@@ -100,35 +56,8 @@ mod tests {
     use super::*;
 
     fn key(tool: &str, json: &str) -> CallKey {
-        call_key(tool, Arguments::Json(json)).unwrap()
-    }
-
-    #[test]
-    fn key_ignores_property_order_but_not_tool_or_values() {
-        assert_eq!(
-            key("grep", r#"{"a":1,"b":2}"#),
-            key("grep", r#"{ "b":2, "a":1 }"#)
-        );
-        assert_ne!(key("grep", r#"{"a":1}"#), key("find", r#"{"a":1}"#));
-        assert_ne!(key("grep", r#"{"a":1}"#), key("grep", r#"{"a":2}"#));
-    }
-
-    #[test]
-    fn key_covers_bytes_far_past_any_preview() {
-        let long = "x".repeat(1 << 20);
-        assert_ne!(
-            key("t", &format!("[\"{long}a\"]")),
-            key("t", &format!("[\"{long}b\"]"))
-        );
-    }
-
-    #[test]
-    fn raw_string_and_json_string_share_a_key() {
-        let units: Vec<u16> = "hi\n".encode_utf16().collect();
-        assert_eq!(
-            call_key("t", Arguments::Text(&units)).unwrap(),
-            key("t", r#""hi\n""#)
-        );
+        crate::digest::call_key(tool, crate::Arguments::Json(json), &mut Default::default())
+            .unwrap()
     }
 
     #[test]

@@ -1,29 +1,37 @@
 //! The repeat-tool-guard core, free of napi so `cargo test` drives it directly.
 //!
-//! One module per concept: [`canonical`] arguments, tool-name [`patterns`],
-//! per-agent [`chains`], [`reminders`], validated [`config`]; [`Guard`] ties
-//! them together the way the plugin uses them.
+//! One module per concept: arguments parsed into a tape (`tape`, from JSON
+//! text or the plugin's [`encoded`] form), written as [`canonical`] text or
+//! hashed into a [`digest`]; tool-name [`patterns`], per-agent [`chains`],
+//! [`reminders`], validated [`config`]. [`Guard`] ties them together the way
+//! the plugin uses them.
 
 pub mod canonical;
 pub mod chains;
 pub mod config;
+pub mod digest;
+pub mod encoded;
 pub mod error;
 pub mod number;
 pub mod patterns;
 pub mod reminders;
+mod tape;
 
 pub use canonical::{canonicalize_json, Arguments, CanonicalError};
 pub use config::{GuardConfig, RawConfig, RawValue};
 pub use error::ConfigError;
 pub use reminders::{Reminder, Tier};
 
-use chains::{call_key, Chains};
+use chains::Chains;
+use digest::call_key;
+use tape::Scratch;
 
 /// Watches every agent's tool calls and says when a reminder is due.
 #[derive(Debug)]
 pub struct Guard {
     config: GuardConfig,
     chains: Chains,
+    scratch: Scratch,
 }
 
 impl Guard {
@@ -31,6 +39,7 @@ impl Guard {
         Self {
             config,
             chains: Chains::default(),
+            scratch: Scratch::default(),
         }
     }
 
@@ -65,7 +74,9 @@ impl Guard {
         tool: &str,
         arguments: Arguments<'_>,
     ) -> Result<Option<Reminder>, CanonicalError> {
-        let run = self.chains.advance(agent, call_key(tool, arguments)?);
+        let key = call_key(tool, arguments, &mut self.scratch);
+        self.scratch.trim();
+        let run = self.chains.advance(agent, key?);
         let thresholds = &self.config.thresholds;
         // Exact for every run a process can reach (< 2^53).
         let at = run as f64;

@@ -27,6 +27,10 @@ impl ToolFilter {
 
     /// Whether calls to `tool` count; untracked calls neither count nor reset.
     pub fn is_tracked(&self, tool: &str) -> bool {
+        // Without patterns (the default) every tool counts; spare globset's candidate setup.
+        if self.include.is_none() && self.exclude.is_empty() {
+            return true;
+        }
         self.include.as_ref().is_none_or(|set| set.is_match(tool)) && !self.exclude.is_match(tool)
     }
 }

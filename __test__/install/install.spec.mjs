@@ -1,0 +1,293 @@
+// The package as a user gets it: `npm pack` of the root package (with the optionalDependencies
+// `napi pre-publish` adds at release) and of this platform's package (its .node put there by
+// `napi artifacts`, from the binary the build already made: nothing is rebuilt), both installed
+// into a fresh project beside the published deepseek-harness 0.1.0-rc.8. There: a real agent turn
+// that loads the plugin by package name from a cordis.yml, ESM import and CommonJS require on this
+// Node (20 in CI's first job and here) and on the harness Node, a TypeScript consumer checked by
+// `tsc --noEmit`, and the error a user sees when the platform package is missing.
+// Runs in `npm test` (scripts/test.sh sets TEST_HARNESS_NODE: a Node >= 22.19, or "skip").
+import { execFileSync } from 'node:child_process'
+import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, renameSync, rmSync, writeFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath, pathToFileURL } from 'node:url'
+import test from 'ava'
+import { GENTLE } from '../oracle.mjs'
+
+const require = createRequire(import.meta.url)
+const root = fileURLToPath(new URL('../..', import.meta.url))
+const pkg = require('../../package.json')
+const { expectedBinary } = require('../../missing-binary.cjs')
+const host = expectedBinary()
+const harnessNode = process.env.TEST_HARNESS_NODE && process.env.TEST_HARNESS_NODE !== 'skip' ? process.env.TEST_HARNESS_NODE : null
+const npmCli = process.env.npm_execpath && process.env.npm_execpath.endsWith('.js') ? [process.execPath, process.env.npm_execpath] : ['npm']
+const builtBinary = join(root, `${pkg.napi.binaryName}.${host.platform}.node`)
+
+// realpath: Node reports resolved modules by their real path (macOS' tmpdir is a symlink).
+const work = realpathSync(mkdtempSync(join(tmpdir(), 'rtg-install-')))
+const app = join(work, 'app')
+test.after.always(() => {
+  if (!process.env.KEEP_INSTALL_TEST) rmSync(work, { recursive: true, force: true })
+})
+
+function run(command, args, options = {}) {
+  return execFileSync(command, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], ...options })
+}
+function npm(args, cwd) {
+  return run(npmCli[0], [...npmCli.slice(1), ...args], { cwd, env: { ...process.env, npm_config_update_notifier: 'false' } })
+}
+function pack(dir) {
+  const [{ filename, files }] = JSON.parse(npm(['pack', '--ignore-scripts', '--json', '--pack-destination', join(work, 'pack')], dir))
+  return { tarball: join(work, 'pack', filename), files: files.map((file) => file.path).sort() }
+}
+/** Runs `source` as a file in the app with `node`; returns stdout, and throws with stderr on failure. */
+function inApp(node, file, source) {
+  writeFileSync(join(app, file), source)
+  try {
+    return run(node, [join(app, file)], { cwd: app })
+  } catch (error) {
+    throw new Error(`${file} failed:\n${error.stdout}\n${error.stderr}`)
+  }
+}
+
+// Prepared once, by the first test that needs it; a failure fails every test that needs it.
+let prepared
+const setup = () => {
+  prepared ??= (() => {
+    try {
+      return { value: prepare() }
+    } catch (error) {
+      return { error }
+    }
+  })()
+  if (prepared.error) throw prepared.error
+  return prepared.value
+}
+
+function prepare() {
+  if (!existsSync(builtBinary)) throw new Error(`${builtBinary} is missing: run \`npm run build\` first`)
+  mkdirSync(join(work, 'pack'))
+
+  // The root package, then the same with the optionalDependencies `napi pre-publish` writes
+  // (every npm/<platform> package, at this version) before the release publishes it.
+  const packed = pack(root)
+  const stage = join(work, 'stage-root')
+  mkdirSync(stage)
+  run('tar', ['-xzf', packed.tarball, '-C', stage])
+  rmSync(packed.tarball)
+  const manifestPath = join(stage, 'package', 'package.json')
+  const manifest = JSON.parse(readFileSync(manifestPath, 'utf8'))
+  const platforms = readdirSync(join(root, 'npm')).sort()
+  manifest.optionalDependencies = Object.fromEntries(platforms.map((platform) => [`${pkg.name}-${platform}`, pkg.version]))
+  writeFileSync(manifestPath, `${JSON.stringify(manifest, null, 2)}\n`)
+  const rootPackage = pack(join(stage, 'package'))
+
+  // This platform's package: npm/<platform> with the built binary, copied in by `napi artifacts`
+  // (run on a copy of package.json and npm/: napi keeps its paths inside the project it runs in)
+  const project = join(work, 'stage-napi')
+  mkdirSync(join(project, 'artifacts'), { recursive: true })
+  copyFileSync(join(root, 'package.json'), join(project, 'package.json'))
+  cpSync(join(root, 'npm'), join(project, 'npm'), { recursive: true })
+  copyFileSync(builtBinary, join(project, 'artifacts', `${pkg.napi.binaryName}.${host.platform}.node`))
+  // Only this target is at hand (CI's release job has them all): a config naming just it.
+  writeFileSync(join(project, 'napi-host.json'), JSON.stringify({ targets: [host.target] }))
+  run(join(root, 'node_modules', '.bin', 'napi'), ['artifacts', '--cwd', project, '--config-path', 'napi-host.json', '--output-dir', 'artifacts', '--npm-dir', 'npm'])
+  const platformPackage = pack(join(project, 'npm', host.platform))
+
+  // A fresh project: both tarballs, the published harness (the versions the suites use), and the
+  // published cordis.yml loader. `npm install` (no lockfile) from the cache where it can.
+  const harness = Object.fromEntries(Object.entries(pkg.devDependencies).filter(([name]) => name.startsWith('@deepseek-ai/') && name !== '@deepseek-ai/dsh-repeat-tool-reminder'))
+  mkdirSync(app)
+  writeFileSync(join(app, 'package.json'), `${JSON.stringify({
+    name: 'harness-project',
+    private: true,
+    type: 'module',
+    dependencies: {
+      ...harness,
+      [pkg.name]: `file:${rootPackage.tarball}`,
+      [`${pkg.name}-${host.platform}`]: `file:${platformPackage.tarball}`,
+    },
+  }, null, 2)}\n`)
+  const started = Date.now()
+  npm(['install', '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts'], app)
+  const installSeconds = (Date.now() - started) / 1000
+  copyFileSync(join(root, 'harness', 'scripted.mjs'), join(app, 'scripted.mjs'))
+  copyFileSync(join(root, '__test__', 'harness', 'fixtures', 'cordis.yml'), join(app, 'cordis.yml'))
+  return { rootPackage, platformPackage, manifest, installSeconds }
+}
+
+test.serial('the packed packages: root without a binary, optionalDependencies on every platform package; the platform package with its binary', (t) => {
+  const { rootPackage, platformPackage, manifest, installSeconds } = setup()
+  t.log(`npm install into the fresh project: ${installSeconds.toFixed(1)} s`)
+  t.deepEqual(rootPackage.files, ['README.md', 'package.json', ...pkg.files].sort())
+  t.is(Object.keys(manifest.optionalDependencies).length, pkg.napi.targets.length)
+  t.true(host.published)
+  t.deepEqual(platformPackage.files, ['README.md', 'package.json', `${pkg.napi.binaryName}.${host.platform}.node`].sort())
+  const installed = join(app, 'node_modules', pkg.name)
+  t.false(readdirSync(installed).some((file) => file.endsWith('.node')), 'the root package carries no binary')
+  t.true(existsSync(join(app, 'node_modules', `${pkg.name}-${host.platform}`, `${pkg.napi.binaryName}.${host.platform}.node`)))
+  t.false(existsSync(join(installed, 'node_modules', `${pkg.name}-${host.platform}`)), 'one copy of the platform package, hoisted')
+})
+
+const direct = (label) => `
+  import { createRequire } from 'node:module'
+  import * as esm from '${pkg.name}'
+  const require = createRequire(import.meta.url)
+  const cjs = require('${pkg.name}')
+  const { RepeatToolGuard, canonicalize } = esm
+  const guard = new RepeatToolGuard({ thresholds: [3, 5] })
+  const seen = [1, 2, 3].map(() => guard.observe('agent-1', 'grep', { q: 'x', b: [1] }))
+  console.log(JSON.stringify({
+    label: ${JSON.stringify(label)},
+    node: process.version,
+    same: cjs === esm,
+    exports: Object.keys(esm).sort(),
+    loadedFrom: import.meta.resolve('${pkg.name}'),
+    binary: require.resolve('${pkg.name}-${host.platform}'),
+    target: esm.__napiBindingTarget,
+    seen: seen.map((r) => r && { tier: r.tier, count: r.count }),
+    canonical: canonicalize({ b: 1, a: [2] }),
+  }))
+`
+const cjsOnly = `
+  const guard = require('${pkg.name}')
+  const g = new guard.RepeatToolGuard({})
+  console.log(JSON.stringify({ name: guard.name, apply: typeof guard.apply, config: typeof guard.Config, seen: [1, 2, 3].map(() => g.observe('a', 't', '{}')?.tier ?? null) }))
+`
+
+function checkDirect(t, node, label) {
+  setup()
+  const run = (source, file) => {
+    writeFileSync(join(app, file), source)
+    return execFileSync(node, [join(app, file)], { cwd: app, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] })
+  }
+  const esmOut = JSON.parse(run(direct(label), `direct-${label}.mjs`))
+  t.log(`${label}: Node ${esmOut.node}`)
+  t.true(esmOut.same, 'require() and import give the same module (Node loads the ES module for require)')
+  t.deepEqual(esmOut.exports, ['Config', 'RepeatToolGuard', '__napiBindingTarget', 'apply', 'canonicalize', 'guardOf', 'name'])
+  t.is(esmOut.loadedFrom, pathToFileURL(join(app, 'node_modules', pkg.name, 'index.js')).href)
+  t.is(esmOut.binary, join(app, 'node_modules', `${pkg.name}-${host.platform}`, `${pkg.napi.binaryName}.${host.platform}.node`))
+  t.is(esmOut.target, 'native')
+  t.deepEqual(esmOut.seen, [null, null, { tier: 'gentle', count: 3 }])
+  t.is(esmOut.canonical, '{"a":[2],"b":1}')
+  // A CommonJS file: no warnings on stderr.
+  writeFileSync(join(app, `direct-${label}.cjs`), cjsOnly)
+  const child = execFileSync(node, [join(app, `direct-${label}.cjs`)], { cwd: app, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] })
+  t.deepEqual(JSON.parse(child), { name: 'repeat-tool-guard', apply: 'function', config: 'function', seen: [null, null, 'gentle'] })
+  const stderr = (() => {
+    try {
+      execFileSync(node, [join(app, `direct-${label}.cjs`)], { cwd: app, stdio: ['ignore', 'ignore', 'pipe'], encoding: 'utf8' })
+      return ''
+    } catch (error) {
+      return error.stderr
+    }
+  })()
+  t.is(stderr, '')
+}
+
+test.serial(`ESM import and CommonJS require work on this Node (${process.version}), the class directly`, (t) => {
+  checkDirect(t, process.execPath, 'host')
+})
+
+if (harnessNode) {
+  test.serial('ESM import and CommonJS require work on the harness Node', (t) => {
+    checkDirect(t, harnessNode, 'harness')
+  })
+
+  test.serial('a real agent turn: cordis.yml names the package, the loader resolves it from node_modules, reminders arrive', (t) => {
+    setup()
+    const out = JSON.parse(inApp(harnessNode, 'turn.mjs', `
+      import Loader from '@deepseek-ai/cordis-plugin-loader'
+      import Include from '@deepseek-ai/cordis-plugin-include'
+      import { boot, callTool, say, reminders } from './scripted.mjs'
+      const harness = await boot()
+      await harness.ctx.plugin(Loader, { baseUrl: new URL('./package.json', import.meta.url).href })
+      await harness.ctx.plugin(Include, { path: new URL('./cordis.yml', import.meta.url).href })
+      await harness.ctx.loader.await()
+      const a = await harness.agent('agent-app', [
+        callTool('grep', { q: 1 }), callTool('todo_write', {}), callTool('grep', { q: 1 }), callTool('grep', { q: 1 }),
+        callTool('grep', { q: 1 }), callTool('grep', { q: 1 }), say('done'),
+      ])
+      await a.run()
+      console.log(JSON.stringify({
+        node: process.version,
+        resolved: import.meta.resolve('${pkg.name}'),
+        reminders: reminders(a.events(), 'repeat-tool-guard').map((r) => ({ summary: r.source.summary, text: r.text })),
+        executed: harness.executed,
+      }))
+      process.exit(0)
+    `))
+    t.log(`agent turn on Node ${out.node}`)
+    t.is(out.resolved, pathToFileURL(join(app, 'node_modules', pkg.name, 'index.js')).href)
+    t.deepEqual(out.reminders.map((r) => r.summary), ['grep × 3', 'grep × 5'], 'todo_write is excluded, as the file configures')
+    t.is(out.reminders[0].text, GENTLE)
+    t.true(out.reminders[1].text.includes('{"q":1}'))
+    t.deepEqual(out.executed, ['grep', 'todo_write', 'grep', 'grep', 'grep', 'grep'])
+  })
+} else {
+  console.log('# install: no Node >= 22.19 for the harness (TEST_HARNESS_NODE), so no agent turn and no Node 22 import check here')
+}
+
+test.serial('a TypeScript consumer typechecks against index.d.ts (tsc --noEmit, strict)', (t) => {
+  setup()
+  writeFileSync(join(app, 'tsconfig.json'), JSON.stringify({
+    compilerOptions: { target: 'es2022', module: 'nodenext', moduleResolution: 'nodenext', strict: true, noEmit: true, skipLibCheck: false, types: [] },
+    files: ['consumer.ts'],
+  }, null, 2))
+  writeFileSync(join(app, 'consumer.ts'), `
+import type { Context } from '@deepseek-ai/cordis'
+import * as plugin from '${pkg.name}'
+import { RepeatToolGuard, canonicalize, guardOf, name, apply, Config } from '${pkg.name}'
+
+const pluginName: 'repeat-tool-guard' = name
+const config: Config = { thresholds: [3, 5, 8], include: [], exclude: ['todo_write'], argumentsPreviewChars: 500 }
+export function install(ctx: Context): RepeatToolGuard | undefined {
+  apply(ctx, config)
+  void ctx.plugin(plugin, config)
+  return guardOf(ctx)
+}
+const guard = new RepeatToolGuard({ thresholds: [3, 5] })
+const reminder = guard.observe('agent-1', 'grep', { q: 'x' })
+if (reminder) {
+  const tier: 'gentle' | 'detailed' = reminder.tier
+  const text: string = reminder.text
+  const count: number = reminder.count
+  console.log(tier, text, count)
+}
+guard.reset('agent-1')
+guard.dispose('agent-1')
+const canonical: string = canonicalize({ b: 1, a: [2] })
+console.log(pluginName, canonical, Config)
+// @ts-expect-error thresholds are numbers
+new RepeatToolGuard({ thresholds: ['3'] })
+// @ts-expect-error no such export
+import('${pkg.name}').then((m) => m.notAnExport)
+`)
+  const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc')
+  try {
+    const out = run(process.execPath, [tsc, '-p', join(app, 'tsconfig.json')], { cwd: app })
+    t.log(`tsc ${run(process.execPath, [tsc, '--version']).trim()}: no errors`)
+    t.is(out.trim(), '')
+  } catch (error) {
+    t.fail(`tsc --noEmit failed:\n${error.stdout}${error.stderr}`)
+  }
+})
+
+test.serial('without the platform package, importing the package throws the one clear error', (t) => {
+  setup()
+  const installed = join(app, 'node_modules', `${pkg.name}-${host.platform}`)
+  const aside = join(work, 'aside')
+  renameSync(installed, aside)
+  try {
+    const out = JSON.parse(inApp(process.execPath, 'missing.mjs', `
+      try { await import('${pkg.name}'); console.log('{"loaded":true}') }
+      catch (error) { console.log(JSON.stringify({ code: error.code, message: error.message })) }
+    `))
+    t.is(out.code, 'ERR_REPEAT_TOOL_GUARD_NO_BINARY')
+    t.true(out.message.startsWith(`${pkg.name} could not find its native binary for ${host.machine}: it expected the package ${pkg.name}-${host.platform}, which is not installed.`), out.message)
+    t.true(out.message.includes('`npm run build`'), out.message)
+  } finally {
+    renameSync(aside, installed)
+  }
+})

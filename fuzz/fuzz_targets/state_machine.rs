@@ -1,0 +1,485 @@
+//! The Guard's observe / reset / dispose state machine against a model written here:
+//! a map agent → (tool, full canonical text, run length), the spec's chain semantics,
+//! the reference's `*`-wildcard patterns and reminder texts. Configs are either
+//! well-formed (thresholds 2..=13, short patterns, small preview caps, so runs reach
+//! every tier and previews cut everywhere) or raw values of any shape, which must be
+//! accepted or rejected exactly as the spec orders the checks — never with a panic.
+#![no_main]
+
+use std::collections::HashMap;
+
+use arbitrary::Arbitrary;
+use libfuzzer_sys::fuzz_target;
+use repeat_tool_guard_core::reminders::GENTLE_TEXT;
+use repeat_tool_guard_core::{
+    Arguments, ConfigError, Guard, GuardConfig, RawConfig, RawValue, Reminder, Tier,
+};
+
+#[derive(Arbitrary, Debug)]
+struct Input {
+    config: ConfigInput,
+    ops: Vec<Op>,
+}
+
+#[derive(Arbitrary, Debug)]
+enum ConfigInput {
+    Valid {
+        thresholds: Vec<u8>,
+        include: Vec<Name>,
+        exclude: Vec<Name>,
+        preview: u8,
+    },
+    Raw {
+        thresholds: Raw,
+        include: Raw,
+        exclude: Raw,
+        preview: Raw,
+    },
+}
+
+/// A config value of any shape, one level of list deep (as the binding reads it) or two.
+#[derive(Arbitrary, Debug)]
+enum Raw {
+    Missing,
+    Number(f64),
+    Small(i8),
+    String(String),
+    Name(Name),
+    Null,
+    Object,
+    List(Vec<RawItem>),
+}
+
+#[derive(Arbitrary, Debug)]
+enum RawItem {
+    Missing,
+    Number(f64),
+    Small(i8),
+    Name(Name),
+    Null,
+    List(Vec<i8>),
+}
+
+/// A short tool name or pattern over an alphabet rich in glob and regex metacharacters.
+/// Line terminators are left out: the reference's `.*` does not match them, ours does
+/// (reported: the last test of __test__/robustness-pending.spec.mjs).
+#[derive(Arbitrary, Debug, Clone)]
+struct Name(Vec<u8>);
+
+const ALPHABET: [&str; 20] = [
+    "a", "b", "_", "*", "*", ".", "?", "[", "]", "{", "}", ",", "\\", "/", "^", "$", "(", "é",
+    "😀", "\u{0}",
+];
+
+impl Name {
+    fn text(&self) -> String {
+        self.0
+            .iter()
+            .take(8)
+            .map(|b| ALPHABET[usize::from(*b) % ALPHABET.len()])
+            .collect()
+    }
+}
+
+#[derive(Arbitrary, Debug)]
+enum Op {
+    Observe {
+        agent: u8,
+        tool: Name,
+        args: Args,
+    },
+    /// Repeats the agent's last attempted call `times % 16` times.
+    Repeat {
+        agent: u8,
+        times: u8,
+    },
+    Reset(u8),
+    Dispose(u8),
+}
+
+#[derive(Arbitrary, Debug, Clone)]
+enum Args {
+    Pool(u8),
+    Json(String),
+    Text(Vec<u16>),
+    Deep { depth: u16, object: bool },
+}
+
+/// JSON texts with equivalent spellings next to each other, invalid ones among them.
+const POOL: [&str; 24] = [
+    r#"{"a":1,"b":2}"#,
+    r#" { "b" : 2.0 , "a" : 1e0 } "#,
+    r#"{"b":2,"a":1,"a":1}"#,
+    r#"{}"#,
+    r#"[]"#,
+    r#""x""#,
+    r#""\u0078""#,
+    r#"{"1":1,"0":0,"a":[]}"#,
+    r#"{"a":[],"0":0,"1":1}"#,
+    "{\"\u{1f600}\":1,\"\u{ff5e}\":2}",
+    r#"{"\uff5e":2,"\ud83d\ude00":1}"#,
+    r#""\ud800""#,
+    r#"-0"#,
+    r#"0"#,
+    r#"1e21"#,
+    r#"1000000000000000000000"#,
+    r#"9007199254740993"#,
+    r#"{"__proto__":{"x":1}}"#,
+    r#"{"constructor":null}"#,
+    r#"{"#,
+    r#"[1,]"#,
+    r#"1e400"#,
+    r#"null"#,
+    r#""\u0000\u001f\"\\""#,
+];
+
+const AGENTS: [&str; 5] = ["a", "b", "agent-\u{1f600}", "", "a\u{0}"];
+
+fn agent(index: u8) -> &'static str {
+    AGENTS[usize::from(index) % AGENTS.len()]
+}
+
+/// Owned arguments, so a call can be repeated.
+enum Owned {
+    Json(String),
+    Text(Vec<u16>),
+}
+
+impl Owned {
+    fn from(args: &Args) -> Self {
+        match args {
+            Args::Pool(i) => Owned::Json(POOL[usize::from(*i) % POOL.len()].to_owned()),
+            Args::Json(text) => Owned::Json(text.clone()),
+            Args::Text(units) => Owned::Text(units.clone()),
+            Args::Deep { depth, object } => {
+                let depth = usize::from(*depth % 512);
+                Owned::Json(if *object {
+                    format!("{}0{}", "{\"k\":".repeat(depth), "}".repeat(depth))
+                } else {
+                    format!("{}{}", "[".repeat(depth), "]".repeat(depth))
+                })
+            }
+        }
+    }
+
+    fn arguments(&self) -> Arguments<'_> {
+        match self {
+            Owned::Json(text) => Arguments::Json(text),
+            Owned::Text(units) => Arguments::Text(units),
+        }
+    }
+}
+
+/// `*` matches any run of characters (the alphabet has no line terminator); all else is literal.
+fn wildcard_match(pattern: &[char], name: &[char]) -> bool {
+    // matches[j]: pattern prefix so far matches name[..j].
+    let mut matches = vec![false; name.len() + 1];
+    matches[0] = true;
+    for &p in pattern {
+        if p == '*' {
+            for j in 1..=name.len() {
+                matches[j] = matches[j] || matches[j - 1];
+            }
+        } else {
+            for j in (1..=name.len()).rev() {
+                matches[j] = matches[j - 1] && name[j - 1] == p;
+            }
+            matches[0] = false;
+        }
+    }
+    matches[name.len()]
+}
+
+struct Model {
+    thresholds: Vec<u64>,
+    include: Vec<Vec<char>>,
+    exclude: Vec<Vec<char>>,
+    preview: usize,
+    chains: HashMap<String, (String, String, u64)>,
+}
+
+impl Model {
+    fn tracked(&self, tool: &str) -> bool {
+        let name: Vec<char> = tool.chars().collect();
+        let any = |list: &[Vec<char>]| list.iter().any(|p| wildcard_match(p, &name));
+        (self.include.is_empty() || any(&self.include)) && !any(&self.exclude)
+    }
+
+    /// The reference's detailed text, with its `slice`-based preview over UTF-16.
+    fn detailed(&self, tool: &str, count: u64, canonical: &str) -> Vec<u16> {
+        let units: Vec<u16> = canonical.encode_utf16().collect();
+        let mut text: Vec<u16> = format!(
+            "Repeated tool call detected:\n- tool: {tool}\n- consecutive_calls: {count}\n- arguments: "
+        )
+        .encode_utf16()
+        .collect();
+        if units.len() <= self.preview {
+            text.extend_from_slice(&units);
+        } else {
+            text.extend_from_slice(&units[..self.preview]);
+            text.extend(format!("… (+{} more chars)", units.len() - self.preview).encode_utf16());
+        }
+        text.extend("\nThe repeated calls are not making progress. Do not call this tool with these exact arguments again. Inspect the latest result and choose a different action, different arguments, or finish the task if enough evidence has been gathered.".encode_utf16());
+        text
+    }
+}
+
+fuzz_target!(|input: Input| {
+    let Some((mut guard, mut model)) = build(&input.config) else {
+        return;
+    };
+    let mut last: HashMap<&'static str, (String, Args)> = HashMap::new();
+    for op in input.ops.iter().take(128) {
+        match op {
+            Op::Observe {
+                agent: a,
+                tool,
+                args,
+            } => {
+                let tool = tool.text();
+                observe(&mut guard, &mut model, agent(*a), &tool, &Owned::from(args));
+                last.insert(agent(*a), (tool, args.clone()));
+            }
+            Op::Repeat { agent: a, times } => {
+                if let Some((tool, args)) = last.get(agent(*a)) {
+                    let owned = Owned::from(args);
+                    for _ in 0..times % 16 {
+                        observe(&mut guard, &mut model, agent(*a), tool, &owned);
+                    }
+                }
+            }
+            Op::Reset(a) => {
+                guard.reset(agent(*a));
+                model.chains.remove(agent(*a));
+            }
+            Op::Dispose(a) => {
+                guard.dispose(agent(*a));
+                model.chains.remove(agent(*a));
+            }
+        }
+        assert_eq!(
+            guard.agent_count(),
+            model.chains.len(),
+            "agent count after {op:?}"
+        );
+    }
+    for a in AGENTS {
+        guard.dispose(a);
+    }
+    assert_eq!(guard.agent_count(), 0, "every agent disposed");
+});
+
+fn observe(guard: &mut Guard, model: &mut Model, agent: &str, tool: &str, args: &Owned) {
+    let tracked = model.tracked(tool);
+    assert_eq!(guard.is_tracked(tool), tracked, "is_tracked({tool:?})");
+    let got = guard.observe(agent, tool, args.arguments());
+    if !tracked {
+        assert_eq!(
+            got,
+            Ok(None),
+            "an untracked call of {tool:?} changes nothing"
+        );
+        return;
+    }
+    let mut canonical = String::new();
+    if let Err(error) = args.arguments().write_canonical(&mut canonical) {
+        assert_eq!(got, Err(error), "invalid arguments fail observe");
+        return;
+    }
+    let run = match model.chains.get(agent) {
+        Some((t, c, run)) if t == tool && *c == canonical => run + 1,
+        _ => 1,
+    };
+    model
+        .chains
+        .insert(agent.to_owned(), (tool.to_owned(), canonical.clone(), run));
+    let expected = if model.thresholds.first() == Some(&run) {
+        Some(Reminder {
+            tier: Tier::Gentle,
+            count: run,
+            text: GENTLE_TEXT.encode_utf16().collect(),
+        })
+    } else if model.thresholds.contains(&run) {
+        Some(Reminder {
+            tier: Tier::Detailed,
+            count: run,
+            text: model.detailed(tool, run, &canonical),
+        })
+    } else {
+        None
+    };
+    assert_eq!(got, Ok(expected), "{agent:?} {tool:?} run {run}");
+}
+
+fn build(config: &ConfigInput) -> Option<(Guard, Model)> {
+    match config {
+        ConfigInput::Valid {
+            thresholds,
+            include,
+            exclude,
+            preview,
+        } => {
+            let mut values: Vec<u64> = Vec::new();
+            for t in thresholds.iter().take(6) {
+                let v = u64::from(t % 12) + 2;
+                if !values.contains(&v) {
+                    values.push(v);
+                }
+            }
+            if values.is_empty() {
+                values.push(3);
+            }
+            let include: Vec<String> = include.iter().take(4).map(Name::text).collect();
+            let exclude: Vec<String> = exclude.iter().take(4).map(Name::text).collect();
+            let preview = usize::from(preview % 40) + 1;
+            let strings = |list: &[String]| {
+                RawValue::List(list.iter().cloned().map(RawValue::String).collect())
+            };
+            let raw = RawConfig {
+                thresholds: RawValue::List(
+                    values.iter().map(|&v| RawValue::Number(v as f64)).collect(),
+                ),
+                include: strings(&include),
+                exclude: strings(&exclude),
+                arguments_preview_chars: RawValue::Number(preview as f64),
+            };
+            let config = GuardConfig::from_raw(&raw)
+                .unwrap_or_else(|e| panic!("a valid config {raw:?} is rejected: {e}"));
+            values.sort_unstable();
+            let expected: Vec<f64> = values.iter().map(|&v| v as f64).collect();
+            let guard = Guard::new(config);
+            assert_eq!(
+                guard.thresholds(),
+                expected.as_slice(),
+                "thresholds ascending"
+            );
+            let chars = |list: &[String]| list.iter().map(|s| s.chars().collect()).collect();
+            let model = Model {
+                thresholds: values,
+                include: chars(&include),
+                exclude: chars(&exclude),
+                preview,
+                chains: HashMap::new(),
+            };
+            Some((guard, model))
+        }
+        ConfigInput::Raw {
+            thresholds,
+            include,
+            exclude,
+            preview,
+        } => {
+            let raw = RawConfig {
+                thresholds: raw_value(thresholds),
+                include: raw_value(include),
+                exclude: raw_value(exclude),
+                arguments_preview_chars: raw_value(preview),
+            };
+            let got = GuardConfig::from_raw(&raw);
+            let expected = expected_verdict(&raw);
+            match (&got, expected) {
+                (Ok(_), Ok(())) => {}
+                (Err(error), Err(kind)) => {
+                    assert_eq!(verdict_kind(error), kind, "{raw:?}: {error}")
+                }
+                (got, expected) => panic!("{raw:?}: got {got:?}, expected {expected:?}"),
+            }
+            // Run the accepted ones through the raw path only for the no-panic property.
+            let mut guard = Guard::new(got.ok()?);
+            for (i, json) in POOL.iter().enumerate() {
+                let _ = guard.observe(agent(i as u8), "t", Arguments::Json(json));
+            }
+            None
+        }
+    }
+}
+
+fn raw_value(raw: &Raw) -> RawValue {
+    let other = |shown: &str, kind: &str| RawValue::Other {
+        shown: shown.to_owned(),
+        kind: kind.to_owned(),
+    };
+    match raw {
+        Raw::Missing => RawValue::Missing,
+        Raw::Number(n) => RawValue::Number(*n),
+        Raw::Small(n) => RawValue::Number(f64::from(*n)),
+        Raw::String(s) => RawValue::String(s.clone()),
+        Raw::Name(n) => RawValue::String(n.text()),
+        Raw::Null => other("null", "null"),
+        Raw::Object => other("[object Object]", "object"),
+        Raw::List(items) => RawValue::List(
+            items
+                .iter()
+                .take(8)
+                .map(|item| match item {
+                    RawItem::Missing => RawValue::Missing,
+                    RawItem::Number(n) => RawValue::Number(*n),
+                    RawItem::Small(n) => RawValue::Number(f64::from(*n)),
+                    RawItem::Name(n) => RawValue::String(n.text()),
+                    RawItem::Null => other("null", "null"),
+                    RawItem::List(values) => RawValue::List(
+                        values
+                            .iter()
+                            .map(|&v| RawValue::Number(f64::from(v)))
+                            .collect(),
+                    ),
+                })
+                .collect(),
+        ),
+    }
+}
+
+/// The spec's checks in order: thresholds, argumentsPreviewChars, include, exclude.
+fn expected_verdict(raw: &RawConfig) -> Result<(), &'static str> {
+    let integer_at_least = |n: f64, min: f64| n.is_finite() && n.fract() == 0.0 && n >= min;
+    match &raw.thresholds {
+        RawValue::Missing => {}
+        RawValue::List(items) => {
+            if items.is_empty() {
+                return Err("EmptyThresholds");
+            }
+            let mut seen: Vec<f64> = Vec::new();
+            for item in items {
+                match item {
+                    RawValue::Number(n) if integer_at_least(*n, 2.0) => seen.push(*n),
+                    _ => return Err("InvalidThreshold"),
+                }
+            }
+            seen.sort_by(f64::total_cmp);
+            if seen.windows(2).any(|w| w[0] == w[1]) {
+                return Err("DuplicateThresholds");
+            }
+        }
+        _ => return Err("NotAList"),
+    }
+    match &raw.arguments_preview_chars {
+        RawValue::Missing => {}
+        RawValue::Number(n) if integer_at_least(*n, 1.0) => {}
+        _ => return Err("InvalidPreviewChars"),
+    }
+    for list in [&raw.include, &raw.exclude] {
+        match list {
+            RawValue::Missing => {}
+            RawValue::List(items) => {
+                if !items.iter().all(|item| matches!(item, RawValue::String(_))) {
+                    return Err("NotAString");
+                }
+            }
+            _ => return Err("NotAList"),
+        }
+    }
+    Ok(())
+}
+
+fn verdict_kind(error: &ConfigError) -> &'static str {
+    match error {
+        ConfigError::EmptyThresholds => "EmptyThresholds",
+        ConfigError::InvalidThreshold(_) => "InvalidThreshold",
+        ConfigError::DuplicateThresholds => "DuplicateThresholds",
+        ConfigError::InvalidPreviewChars(_) => "InvalidPreviewChars",
+        ConfigError::NotAnObject(_) => "NotAnObject",
+        ConfigError::NotAList { .. } => "NotAList",
+        ConfigError::NotAString { .. } => "NotAString",
+        ConfigError::InvalidPattern { .. } => "InvalidPattern",
+    }
+}

@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# Runs the cargo-fuzz targets in fuzz/ (issue 6), one after the other on one core:
+#   bash scripts/fuzz.sh [SECONDS] [TARGET...]     (default: 600 s each, canonical and state_machine)
+# The corpus (fuzz/corpus/TARGET, git-ignored) is seeded with the golden vectors' inputs and kept
+# between runs. Per target it prints one line, "ok: fuzz TARGET ..." or "not ok: fuzz TARGET ..."
+# (with the finding's artifact and libFuzzer's last lines), or a single "skip: fuzz ..." line when the
+# nightly toolchain is absent (it cannot be installed on a fresh machine of this kind).
+# Exit status: 0 no finding, 1 a finding or a build failure, 2 skipped.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+seconds=${1:-600}
+shift || true
+targets=("$@")
+[ ${#targets[@]} -gt 0 ] || targets=(canonical state_machine)
+
+if ! rustup run nightly rustc --version >/dev/null 2>&1; then
+  echo "skip: fuzz — no nightly Rust toolchain here (cargo-fuzz needs it; it cannot be installed on this kind of machine)"
+  exit 2
+fi
+if ! cargo fuzz --version >/dev/null 2>&1; then
+  echo "not ok: fuzz — cargo-fuzz is not installed: cargo install cargo-fuzz --version 0.13.1 --locked (.ci/run does this)"
+  exit 1
+fi
+
+log=$(mktemp -d)
+trap 'rm -rf "$log"' EXIT
+status=0
+for target in "${targets[@]}"; do
+  corpus="$root/fuzz/corpus/$target"
+  mkdir -p "$corpus"
+  if [ -z "$(ls -A "$corpus")" ] && [ "$target" = canonical ]; then
+    # Seed with the 438 V8-generated golden inputs.
+    node -e '
+      const fs = require("node:fs")
+      const [golden, dir] = process.argv.slice(1)
+      JSON.parse(fs.readFileSync(golden, "utf8")).forEach(({ input }, i) => fs.writeFileSync(`${dir}/golden-${i}`, input))
+    ' "$root/__test__/golden/canonical.json" "$corpus"
+  fi
+  # canonical: JSON tokens as a dictionary, inputs up to 4 KB; state_machine: up to 2 KB of
+  # operations, which keeps it near a thousand executions a second on an idle core.
+  extra=(-max_len=2048)
+  [ "$target" = canonical ] && extra=(-max_len=4096 "-dict=$root/fuzz/json.dict")
+  # -O: optimized, -a: debug assertions (integer overflow panics too); -len_control=0: long inputs
+  # from the start, so runs reach every threshold and previews get cut.
+  if ! (cd fuzz && cargo +nightly fuzz build -O -a "$target") >"$log/build-$target" 2>&1; then
+    tail -30 "$log/build-$target"
+    echo "not ok: fuzz $target — the fuzz target does not build"
+    status=1
+    continue
+  fi
+  started=$SECONDS
+  (cd fuzz && cargo +nightly fuzz run -O -a "$target" "$corpus" -- \
+    -max_total_time="$seconds" -len_control=0 -print_final_stats=1 "${extra[@]}") >"$log/run-$target" 2>&1
+  code=$?
+  execs=$(awk '/^stat::number_of_executed_units/ { print $NF }' "$log/run-$target" | tail -1)
+  took=$((SECONDS - started))
+  if [ "$code" -eq 0 ]; then
+    echo "ok: fuzz $target — ${execs:-?} execs in ${took} s, no finding (corpus: $(ls "$corpus" | wc -l) inputs)"
+  else
+    grep -vE '^(#[0-9]+|INFO:|\s*"|.*# Uses:)' "$log/run-$target" | tail -40
+    artifact=$(grep -oE "Test unit written to [^ ]+" "$log/run-$target" | tail -1)
+    echo "not ok: fuzz $target — finding after ${execs:-?} execs in ${took} s: ${artifact:-see the output above}"
+    echo "  reproduce: (cd fuzz && cargo +nightly fuzz run -O -a $target ${artifact#Test unit written to })"
+    status=1
+  fi
+done
+exit "$status"

@@ -199,7 +199,13 @@ pub fn to_json(js: Js, root: napi_value) -> Result<Option<String>> {
                 ancestors.enter(js, value)?;
                 written.push(false);
                 if helpers.is_array(js, value)? {
-                    let len = js.array_length(value)? as usize;
+                    // LengthOfArrayLike, as JSON.stringify reads it (a proxy has no napi length).
+                    let length = js.number(js.named(value, c"length")?)?;
+                    let len = if length.is_nan() || length <= 0.0 {
+                        0
+                    } else {
+                        length.min(usize::MAX as f64) as usize
+                    };
                     // Every element prints at least one character and a comma.
                     if len.saturating_mul(2) > MAX_TEXT.saturating_sub(out.len()) {
                         return Err(too_long(js));
@@ -209,7 +215,8 @@ pub fn to_json(js: Js, root: napi_value) -> Result<Option<String>> {
                         bracket: ']',
                         object: value,
                     });
-                    for index in (0..len as u32).rev() {
+                    // `len` fits in u32: the check above keeps it under V8's longest string.
+                    for index in (0..u32::try_from(len).unwrap_or(u32::MAX)).rev() {
                         tasks.push(Task::Visit {
                             value: js.element(value, index)?,
                             holder: Holder::Index(index),

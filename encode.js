@@ -46,11 +46,25 @@ function grow(needed) {
 // How deep the last walk went: the stack entries to clear afterwards.
 let deepest = 0
 
+// The characters of the walk under way; when a long string has been met, also the pieces so far:
+// [joined, long, joined, long, ...].
+let chars = ''
+let pieces = null
+
+function append(text) {
+  if (text.length < LONG_STRING) {
+    chars += text
+  } else {
+    if (pieces === null) pieces = []
+    pieces.push(chars, text)
+    chars = ''
+  }
+}
+
 function walk(root) {
   let n = 0
-  let chars = ''
-  // The characters so far when a long string has been met: [joined, long, joined, long, ...].
-  let pieces = null
+  chars = ''
+  pieces = null
   let depth = 0
   let value = root
   for (;;) {
@@ -60,13 +74,7 @@ function walk(root) {
       case 'string':
         ops[n++] = STRING
         ops[n++] = value.length
-        if (value.length < LONG_STRING) {
-          chars += value
-        } else {
-          if (pieces === null) pieces = []
-          pieces.push(chars, value)
-          chars = ''
-        }
+        append(value)
         break
       case 'number':
         ops[n++] = NUMBER
@@ -115,9 +123,10 @@ function walk(root) {
     for (;;) {
       if (depth === 0) {
         encoded.length = n
-        if (pieces === null) return chars
-        pieces.push(chars)
-        return pieces
+        const joined = pieces === null ? chars : [...pieces, chars]
+        chars = ''
+        pieces = null
+        return joined
       }
       const top = depth - 1
       const container = containers[top]
@@ -131,13 +140,7 @@ function walk(root) {
         }
         const key = keys[position]
         ops[n++] = key.length
-        if (key.length < LONG_STRING) {
-          chars += key
-        } else {
-          if (pieces === null) pieces = []
-          pieces.push(chars, key)
-          chars = ''
-        }
+        append(key)
         value = container[key]
         break
       }
@@ -161,6 +164,8 @@ export function encode(value) {
     return chars
   } finally {
     // Let go of the arguments (the stacks outlive the call only to keep their storage).
+    chars = ''
+    pieces = null
     for (let i = 0; i < deepest; i++) {
       containers[i] = undefined
       keyLists[i] = undefined

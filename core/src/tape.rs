@@ -610,15 +610,7 @@ fn parse(bytes: &[u8], tape: &mut Vec<Token>, open: &mut Vec<Open>) -> Result<()
                         expect = Expect::ValueOrClose;
                         continue;
                     }
-                    b'"' => {
-                        let (end, escaped) = scan_string(bytes, i + 1)?;
-                        tape.push(Token::JsonStr {
-                            start: i + 1,
-                            end,
-                            escaped,
-                        });
-                        i = end + 1;
-                    }
+                    b'"' => i = string_token(bytes, i, tape)?,
                     b't' => i = literal(bytes, i, b"true", Token::True, tape)?,
                     b'f' => i = literal(bytes, i, b"false", Token::False, tape)?,
                     b'n' => i = literal(bytes, i, b"null", Token::Null, tape)?,
@@ -639,13 +631,7 @@ fn parse(bytes: &[u8], tape: &mut Vec<Token>, open: &mut Vec<Open>) -> Result<()
                 if byte != b'"' {
                     return Err(CanonicalError::InvalidJson(i));
                 }
-                let (end, escaped) = scan_string(bytes, i + 1)?;
-                tape.push(Token::JsonStr {
-                    start: i + 1,
-                    end,
-                    escaped,
-                });
-                i = end + 1;
+                i = string_token(bytes, i, tape)?;
                 expect = Expect::Colon;
             }
             Expect::Colon => {
@@ -668,6 +654,17 @@ fn parse(bytes: &[u8], tape: &mut Vec<Token>, open: &mut Vec<Open>) -> Result<()
             Expect::End => return Err(CanonicalError::InvalidJson(i)),
         }
     }
+}
+
+/// Pushes the string whose opening quote is at `i`; returns the index past its closing quote.
+fn string_token(bytes: &[u8], i: usize, tape: &mut Vec<Token>) -> Result<usize, CanonicalError> {
+    let (end, escaped) = scan_string(bytes, i + 1)?;
+    tape.push(Token::JsonStr {
+        start: i + 1,
+        end,
+        escaped,
+    });
+    Ok(end + 1)
 }
 
 fn skip_whitespace(bytes: &[u8], mut i: usize) -> usize {

@@ -170,14 +170,19 @@ mod tests {
             (f64::NEG_INFINITY, "-Infinity"),
             (-1e-7, "-1e-7"),
             (4294967295.0, "4294967295"),
-            // Exactly halfway between two shortest candidates: the even one, as V8 prints.
-            (1251472842895692.25, "1251472842895692.2"),
-            (12843489228590.3125, "12843489228590.312"),
-            (261711569948893.625, "261711569948893.62"),
-            (-914072943276800.25, "-914072943276800.2"),
         ];
         for (value, expected) in cases {
             assert_eq!(s(*value), *expected, "String({value:?})");
+        }
+        // Exactly halfway between two shortest candidates: the even one, as V8 prints.
+        for (exact, expected) in [
+            ("1251472842895692.25", "1251472842895692.2"),
+            ("12843489228590.3125", "12843489228590.312"),
+            ("261711569948893.625", "261711569948893.62"),
+            ("-914072943276800.25", "-914072943276800.2"),
+        ] {
+            let value: f64 = exact.parse().unwrap();
+            assert_eq!(s(value), expected, "String({exact})");
         }
     }
 }

@@ -64,22 +64,17 @@ impl Digester<'_> {
     /// set on all but the last): short lengths take one byte, which keeps small
     /// calls to two BLAKE3 blocks; the code stays prefix-free.
     fn tag_len(&mut self, tag: u8, len: usize) {
-        let mut out = [0u8; 11];
-        out[0] = tag;
-        let mut used = 1;
-        let mut rest = len as u64;
-        for slot in out.iter_mut().skip(1) {
-            // At most 10 groups of seven bits hold a u64.
-            let low = (rest & 0x7f) as u8;
-            rest >>= 7;
-            used += 1;
-            if rest == 0 {
-                *slot = low;
-                break;
-            }
-            *slot = low | 0x80;
+        if self.buffer.len() + 11 > BLOCK {
+            self.flush();
         }
-        self.bytes(out.get(..used).unwrap_or_default());
+        self.buffer.push(tag);
+        let mut rest = len as u64;
+        // At most 10 groups of seven bits hold a u64.
+        while rest >= 0x80 {
+            self.buffer.push((rest & 0x7f) as u8 | 0x80);
+            rest >>= 7;
+        }
+        self.buffer.push(rest as u8);
     }
 
     fn units(&mut self, units: &[u16]) {
@@ -91,11 +86,14 @@ impl Digester<'_> {
             }
             let mark = self.buffer.len();
             self.tag_len(TAG_NARROW, units.len());
+            let start = self.buffer.len();
+            self.buffer.resize(start + units.len(), 0);
             let mut all = 0u16;
-            self.buffer.extend(units.iter().map(|&u| {
-                all |= u;
-                u as u8
-            }));
+            for (byte, &unit) in self.buffer.iter_mut().skip(start).zip(units) {
+                // Truncation is checked below: `all` keeps every high bit seen.
+                *byte = unit as u8;
+                all |= unit;
+            }
             if all <= 0xff {
                 return;
             }

@@ -423,12 +423,23 @@ impl Key<'_> {
             return u64::from(index);
         }
         let mut head = [0u16; 3];
-        let units: &mut dyn Iterator<Item = u16> = match self {
-            Key::Plain(text) => &mut text.encode_utf16(),
-            Key::Units(units) => &mut units.iter().copied(),
-        };
-        for (slot, unit) in head.iter_mut().zip(units) {
-            *slot = unit;
+        match self {
+            // ASCII bytes are their code units; anything else is decoded.
+            Key::Plain(text) if text.bytes().take(3).all(|b| b.is_ascii()) => {
+                for (slot, byte) in head.iter_mut().zip(text.bytes()) {
+                    *slot = u16::from(byte);
+                }
+            }
+            Key::Plain(text) => {
+                for (slot, unit) in head.iter_mut().zip(text.encode_utf16()) {
+                    *slot = unit;
+                }
+            }
+            Key::Units(units) => {
+                for (slot, &unit) in head.iter_mut().zip(units.iter()) {
+                    *slot = unit;
+                }
+            }
         }
         let [a, b, c] = head.map(u64::from);
         (1 << 63) | (a << 47) | (b << 31) | (c << 15)

@@ -70,6 +70,7 @@ fn even_on_tie(value: f64, digits: String, exponent: i32) -> String {
     };
     let mut lower = digits.clone().into_bytes();
     if let Some(last) = lower.last_mut() {
+        // An odd ASCII digit, so at least b'1': no underflow.
         *last -= 1;
     }
     let candidate = if halfway_after(&lower) {

@@ -64,11 +64,11 @@ fn matches_within_lines(pattern: &str, name: &str) -> bool {
     }
     for p in pattern.chars() {
         let mut next = vec![false; name.len() + 1];
-        for j in 0..=name.len() {
+        for j in 0..next.len() {
             let before = j.checked_sub(1);
             let prev_char = before.and_then(|b| name.get(b)).copied();
             let diagonal = before.and_then(|b| reach.get(b)).copied().unwrap_or(false);
-            next[j] = if p == '*' {
+            let matched = if p == '*' {
                 // None of the name, or one more non-terminator than the star already took.
                 reach.get(j).copied().unwrap_or(false)
                     || (prev_char.is_some_and(|c| !is_line_terminator(c))
@@ -76,6 +76,9 @@ fn matches_within_lines(pattern: &str, name: &str) -> bool {
             } else {
                 diagonal && prev_char == Some(p)
             };
+            if let Some(slot) = next.get_mut(j) {
+                *slot = matched;
+            }
         }
         reach = next;
     }

@@ -64,11 +64,12 @@ export function apply(ctx, config) {
   /** Counts the call and returns the reminder due, if any; never throws. */
   function observe(exec) {
     try {
-      if (!isTracked(exec.name)) return null
-      const chars = encode(exec.arguments)
-      const id = exec.agent.id
       const tool = exec.name
-      if (chars === undefined || typeof id !== 'string') return guard.observe(id, tool, exec.arguments)
+      if (!isTracked(tool)) return null
+      const id = exec.agent.id
+      const chars = typeof id === 'string' ? encode(exec.arguments) : undefined
+      // Not plain parsed JSON (or an odd id): the class path, which applies JSON's rules exactly.
+      if (chars === undefined) return guard.observe(id, tool, exec.arguments)
       // The id and the name ride in front of the arguments' characters: one string read for all.
       const prefix = id + tool
       let all = chars

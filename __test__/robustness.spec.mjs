@@ -255,7 +255,7 @@ test('values outside JSON follow JSON.stringify\'s rules or throw its error, nam
 
 test('past V8\'s depth the iterative fallback gives the same text or the same kind of error for values outside JSON', (t) => {
   // Where the fallback is known to differ (function or BigInt toJSON, proxied arrays, boxed
-  // primitives), see robustness-pending.spec.mjs.
+  // primitives), see robustness-regressions.spec.mjs.
   for (const [name, make] of Object.entries(OUTSIDE_JSON)) {
     const verdict = v8Verdict(make())
     const deep = () => canonicalize(wrap(make(), BEYOND_V8))

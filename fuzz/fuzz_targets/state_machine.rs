@@ -61,14 +61,13 @@ enum RawItem {
 }
 
 /// A short tool name or pattern over an alphabet rich in glob and regex metacharacters.
-/// Line terminators are left out: the reference's `.*` does not match them, ours does
-/// (reported: the last test of __test__/robustness-pending.spec.mjs).
+/// Line terminators included: the reference's `.*` does not match them, and neither may `*`.
 #[derive(Arbitrary, Debug, Clone)]
 struct Name(Vec<u8>);
 
-const ALPHABET: [&str; 20] = [
+const ALPHABET: [&str; 22] = [
     "a", "b", "_", "*", "*", ".", "?", "[", "]", "{", "}", ",", "\\", "/", "^", "$", "(", "é",
-    "😀", "\u{0}",
+    "😀", "\u{0}", "\n", "\u{2028}",
 ];
 
 impl Name {
@@ -170,7 +169,8 @@ impl Owned {
     }
 }
 
-/// `*` matches any run of characters (the alphabet has no line terminator); all else is literal.
+/// `*` matches any run of characters but line terminators (as `.` in a JavaScript regular
+/// expression); all else is literal.
 fn wildcard_match(pattern: &[char], name: &[char]) -> bool {
     // matches[j]: pattern prefix so far matches name[..j].
     let mut matches = vec![false; name.len() + 1];
@@ -178,7 +178,8 @@ fn wildcard_match(pattern: &[char], name: &[char]) -> bool {
     for &p in pattern {
         if p == '*' {
             for j in 1..=name.len() {
-                matches[j] = matches[j] || matches[j - 1];
+                let terminator = matches!(name[j - 1], '\n' | '\r' | '\u{2028}' | '\u{2029}');
+                matches[j] = matches[j] || (matches[j - 1] && !terminator);
             }
         } else {
             for j in (1..=name.len()).rev() {

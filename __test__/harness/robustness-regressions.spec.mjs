@@ -1,12 +1,10 @@
-// PENDING API for issue 6.5: unloading the plugin (disposing its cordis context) drops all of its
-// native state. Needs RepeatToolGuard#clear() (every agent's chain dropped, the guard still usable)
-// and, in index.js, a dispose hook on the plugin's context that calls it and forgets the guard.
-// Fails today: listeners go with the context, the chains stay until the guard is collected.
+// Regressions for issue 6.5, written before the API existed: unloading the plugin (disposing its
+// cordis context) drops all of its native state through RepeatToolGuard#clear().
 import test from 'ava'
 import * as guard from '../../index.js'
 import { boot, callTool, say, reminders } from '../../harness/scripted.mjs'
 
-test('PENDING API: disposing the plugin\'s context drops all of its native state', async (t) => {
+test('disposing the plugin\'s context drops all of its native state', async (t) => {
   const harness = await boot({ plugin: guard, config: { thresholds: [2] } })
   const native = guard.guardOf(harness.fiber.ctx)
   const agents = await Promise.all(['one', 'two', 'three'].map((id) => harness.agent(`agent-${id}`, [callTool('grep', { q: 1 }), say('first'), callTool('grep', { q: 1 }), say('second')])))
@@ -21,7 +19,7 @@ test('PENDING API: disposing the plugin\'s context drops all of its native state
   t.is(native.agentCount, 0)
 })
 
-test('PENDING API: RepeatToolGuard#clear() drops every agent\'s chain and leaves the guard usable', (t) => {
+test('RepeatToolGuard#clear() drops every agent\'s chain and leaves the guard usable', (t) => {
   const native = new guard.RepeatToolGuard({ thresholds: [2] })
   for (const id of ['a', 'b', 'c']) native.observe(id, 't', { q: 1 })
   t.is(typeof native.clear, 'function')

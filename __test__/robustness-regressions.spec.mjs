@@ -1,6 +1,7 @@
-// PENDING FIXES for issue 6: reproducers of bugs the robustness tests found in the binding and the
-// core, which this branch does not touch (src/, core/src/). Each test fails today and states what
-// is expected; delete this header's file once they pass and move them into robustness.spec.mjs.
+// Regressions for bugs the robustness suites and fuzzers found in the binding and the core (issue 6),
+// each written as a failing reproducer first: the deep fallback past V8's depth, a toJSON that
+// canonicalizes again, halfway number ties, arrays or functions as the config, and `*` against line
+// terminators.
 import { spawn } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import test from 'ava'
@@ -14,13 +15,13 @@ function deep(value, depth = 20_000) {
 }
 const deepText = (inner, depth = 20_000) => `${'['.repeat(depth)}${inner}${']'.repeat(depth)}`
 
-test('PENDING FIX (src/deep_json.rs): a function\'s toJSON is called past V8\'s depth, as JSON.stringify calls it', (t) => {
+test('a function\'s toJSON is called past V8\'s depth, as JSON.stringify calls it', (t) => {
   const make = () => { const f = () => 1; f.toJSON = () => 'fn'; return { f } }
   t.is(canonicalize(make()), '{"f":"fn"}')
   t.is(canonicalize(deep(make())), deepText('{"f":"fn"}'), 'deep: the function is dropped instead')
 })
 
-test('PENDING FIX (src/deep_json.rs): BigInt.prototype.toJSON is honoured past V8\'s depth', (t) => {
+test('BigInt.prototype.toJSON is honoured past V8\'s depth', (t) => {
   // eslint-disable-next-line no-extend-native -- what a caller may do, and JSON.stringify honours
   BigInt.prototype.toJSON = function () { return `${this}n` }
   try {
@@ -31,18 +32,18 @@ test('PENDING FIX (src/deep_json.rs): BigInt.prototype.toJSON is honoured past V
   }
 })
 
-test('PENDING FIX (src/deep_json.rs): a proxied array is an array past V8\'s depth (IsArray sees through proxies)', (t) => {
+test('a proxied array is an array past V8\'s depth (IsArray sees through proxies)', (t) => {
   t.is(canonicalize(new Proxy([1, 2], {})), '[1,2]')
   t.is(canonicalize(deep(new Proxy([1, 2], {}))), deepText('[1,2]'), 'deep: {"0":1,"1":2} instead')
 })
 
-test('PENDING FIX (src/deep_json.rs, the README\'s known limit): boxed primitives unwrap past V8\'s depth', (t) => {
+test('boxed primitives unwrap past V8\'s depth', (t) => {
   const make = () => [new String('x'), new Number(3), new Boolean(false)]
   t.is(canonicalize(make()), '["x",3,false]')
   t.is(canonicalize(deep(make())), deepText('["x",3,false]'), 'deep: [{"0":"x"},{},{}] instead')
 })
 
-test('PENDING FIX (src/arguments.rs): a toJSON that canonicalizes its own object ends promptly, as JSON.stringify does', async (t) => {
+test('a toJSON that canonicalizes its own object ends promptly, as JSON.stringify does', async (t) => {
   // Each RangeError for depth is retried through the deep fallback, which calls toJSON again:
   // the retries nest, and the call never ends (killed here after 20 s).
   const script = fileURLToPath(new URL('./robustness/reentrant.mjs', import.meta.url))
@@ -60,7 +61,7 @@ test('PENDING FIX (src/arguments.rs): a toJSON that canonicalizes its own object
   t.is(outcome.error, 'RangeError')
 })
 
-test('PENDING FIX (core/src/number.rs): numbers whose shortest digits tie round to even, as V8 prints them', (t) => {
+test('numbers whose shortest digits tie round to even, as V8 prints them', (t) => {
   // Exact value 1251472842895692.25: 17 digits cannot tell .2 from .3; V8 (and ECMA-262's note)
   // picks the even one, Rust's {:e} the other. Through JSON.stringify's text too.
   for (const x of [1251472842895692.25, 12843489228590.3125, 261711569948893.625]) {
@@ -79,13 +80,13 @@ test('PENDING FIX (core/src/number.rs): numbers whose shortest digits tie round 
   t.deepEqual(wrong.slice(0, 5).map(String), [], `${wrong.length} of 20,000 random doubles print otherwise than V8`)
 })
 
-test('PENDING FIX (src/lib.rs): an array or a function as the whole config is a TypeError, not the defaults', (t) => {
+test('an array or a function as the whole config is a TypeError, not the defaults', (t) => {
   // Through cordis the schema already rejects these; the class takes them as {} today.
   t.throws(() => new RepeatToolGuard([3, 5, 8]), { instanceOf: TypeError, message: 'repeat-tool-guard: the config must be an object, got array' })
   t.throws(() => new RepeatToolGuard(() => ({ thresholds: [2] })), { instanceOf: TypeError, message: 'repeat-tool-guard: the config must be an object, got function' })
 })
 
-test('PENDING FIX (core/src/patterns.rs): `*` does not match line terminators, as the reference\'s `.*` does not', (t) => {
+test('`*` does not match line terminators, as the reference\'s `.*` does not', (t) => {
   // The reference compiles a pattern to new RegExp(`^${escaped.replaceAll('*', '.*')}$`) without the
   // s flag; globset's `*` matches anything. Only tool names containing a line terminator differ.
   const reference = (pattern, name) => new RegExp(`^${pattern.replace(/[|\\{}()[\]^$+?.]/g, '\\$&').replaceAll('*', '.*')}$`).test(name)

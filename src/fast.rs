@@ -131,9 +131,12 @@ fn observe(js: Js, info: napi_callback_info) -> Result<napi_value> {
             ops,
             units: argument_units,
         };
-        let observed = registry::with(handle, |guard| guard.observe(agent, tool, arguments))
-            .map_err(|e| js.throw(ErrorClass::Error, &e.to_string()))?
-            .map_err(|e| js.throw(ErrorClass::Error, &e.to_string()))?;
+        // The plugin calls this only for tools its cache already found tracked.
+        let observed = registry::with(handle, |guard| {
+            guard.observe_tracked(agent, tool, arguments)
+        })
+        .map_err(|e| js.throw(ErrorClass::Error, &e.to_string()))?
+        .map_err(|e| js.throw(ErrorClass::Error, &e.to_string()))?;
         if units.capacity() > KEEP_CHARS {
             *units = Vec::new();
         }

@@ -94,7 +94,7 @@ impl GuardConfig {
         let exclude = patterns("exclude", &raw.exclude)?;
         Ok(Self {
             thresholds,
-            filter: ToolFilter::new(&include, &exclude)?,
+            filter: ToolFilter::new(&include, &exclude),
             preview_chars,
         })
     }

@@ -26,12 +26,6 @@ pub enum ConfigError {
         index: usize,
         got: String,
     },
-    #[error("repeat-tool-guard: invalid `{field}` pattern {pattern:?}: {reason}")]
-    InvalidPattern {
-        field: &'static str,
-        pattern: String,
-        reason: String,
-    },
 }
 
 impl ConfigError {

@@ -1,50 +1,30 @@
 //! Tool-name patterns: `*` matches any run of characters (none included) other
 //! than line terminators, as the reference's `.*` does; every other character
 //! is literal, and a pattern must match the whole name.
-
-use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
-
-use crate::error::ConfigError;
+//!
+//! Matched by hand rather than with a glob engine: tool names are not paths,
+//! and path globbing's rules (separators, a name's "extension", `\` on
+//! Windows) would make some names match differently from the reference.
 
 /// Which tools take part in the chain: `include` (empty means all) minus `exclude`.
 #[derive(Debug, Clone)]
 pub struct ToolFilter {
-    include: Option<GlobSet>,
-    exclude: GlobSet,
-    /// The patterns as written, for names globset cannot judge (see [`ToolFilter::is_tracked`]).
-    include_patterns: Vec<String>,
-    exclude_patterns: Vec<String>,
+    include: Vec<String>,
+    exclude: Vec<String>,
 }
 
 impl ToolFilter {
-    pub fn new(include: &[String], exclude: &[String]) -> Result<Self, ConfigError> {
-        let include_patterns = include.to_vec();
-        let include = if include.is_empty() {
-            None
-        } else {
-            Some(compile("include", include)?)
-        };
-        Ok(Self {
-            include,
-            exclude: compile("exclude", exclude)?,
-            include_patterns,
-            exclude_patterns: exclude.to_vec(),
-        })
+    pub fn new(include: &[String], exclude: &[String]) -> Self {
+        Self {
+            include: include.to_vec(),
+            exclude: exclude.to_vec(),
+        }
     }
 
     /// Whether calls to `tool` count; untracked calls neither count nor reset.
     pub fn is_tracked(&self, tool: &str) -> bool {
-        // Without patterns (the default) every tool counts; spare globset's candidate setup.
-        if self.include.is_none() && self.exclude.is_empty() {
-            return true;
-        }
-        if tool.chars().any(is_line_terminator) {
-            // globset's `*` would run across the line break; match by hand.
-            let any = |patterns: &[String]| patterns.iter().any(|p| matches_within_lines(p, tool));
-            return (self.include_patterns.is_empty() || any(&self.include_patterns))
-                && !any(&self.exclude_patterns);
-        }
-        self.include.as_ref().is_none_or(|set| set.is_match(tool)) && !self.exclude.is_match(tool)
+        let any = |patterns: &[String]| patterns.iter().any(|p| matches_within_lines(p, tool));
+        (self.include.is_empty() || any(&self.include)) && !any(&self.exclude)
     }
 }
 
@@ -54,7 +34,8 @@ fn is_line_terminator(c: char) -> bool {
 }
 
 /// Whether `name` matches `pattern` as `^…$` with each `*` as `.*`: one row of
-/// a table per pattern character, so time is length × length and no stack.
+/// a table per pattern character, so time is length × length and no stack;
+/// runs of `*` match as one.
 fn matches_within_lines(pattern: &str, name: &str) -> bool {
     let name: Vec<char> = name.chars().collect();
     // reach[j]: the pattern read so far matches the first j characters of the name.
@@ -85,54 +66,13 @@ fn matches_within_lines(pattern: &str, name: &str) -> bool {
     reach.last().copied().unwrap_or(false)
 }
 
-fn compile(field: &'static str, patterns: &[String]) -> Result<GlobSet, ConfigError> {
-    let mut set = GlobSetBuilder::new();
-    for pattern in patterns {
-        let glob = GlobBuilder::new(&to_glob(pattern))
-            .literal_separator(false)
-            .backslash_escape(false)
-            .build()
-            .map_err(|error| ConfigError::InvalidPattern {
-                field,
-                pattern: pattern.clone(),
-                reason: error.to_string(),
-            })?;
-        set.add(glob);
-    }
-    set.build().map_err(|error| ConfigError::InvalidPattern {
-        field,
-        pattern: patterns.join(", "),
-        reason: error.to_string(),
-    })
-}
-
-/// Rewrites a `*`-wildcard pattern as a glob whose only wildcard is `*`: each other
-/// glob metacharacter becomes a one-character class, and runs of `*` collapse to
-/// one (so `**` never takes globset's recursive meaning; the match is the same).
-fn to_glob(pattern: &str) -> String {
-    let mut glob = String::with_capacity(pattern.len() + 8);
-    for c in pattern.chars() {
-        match c {
-            '*' if glob.ends_with('*') => {}
-            '*' => glob.push('*'),
-            '?' | '[' | ']' | '{' | '}' | '\\' => {
-                glob.push('[');
-                glob.push(c);
-                glob.push(']');
-            }
-            c => glob.push(c),
-        }
-    }
-    glob
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn filter(include: &[&str], exclude: &[&str]) -> ToolFilter {
         let owned = |list: &[&str]| list.iter().map(|s| s.to_string()).collect::<Vec<_>>();
-        ToolFilter::new(&owned(include), &owned(exclude)).unwrap()
+        ToolFilter::new(&owned(include), &owned(exclude))
     }
 
     #[test]
@@ -177,6 +117,27 @@ mod tests {
             "backslash does not escape"
         );
         assert!(filter(&["a\\*"], &[]).is_tracked("a\\zz"));
+    }
+
+    #[test]
+    fn names_are_not_paths() {
+        // A path glob engine finds no file name (so no "extension") in these.
+        for (pattern, name) in [
+            ("*.", ".."),
+            ("*.", "a."),
+            ("*/", "a/"),
+            ("a*", "a/.."),
+            ("*", ""),
+        ] {
+            assert!(
+                filter(&[pattern], &[]).is_tracked(name),
+                "{pattern} on {name:?}"
+            );
+        }
+        assert!(
+            filter(&["a\\b"], &[]).is_tracked("a\\b"),
+            "a backslash is literal everywhere"
+        );
     }
 
     #[test]

@@ -481,6 +481,5 @@ fn verdict_kind(error: &ConfigError) -> &'static str {
         ConfigError::NotAnObject(_) => "NotAnObject",
         ConfigError::NotAList { .. } => "NotAList",
         ConfigError::NotAString { .. } => "NotAString",
-        ConfigError::InvalidPattern { .. } => "InvalidPattern",
     }
 }

@@ -63,6 +63,8 @@ struct Helpers {
     to_string_tag: napi_value,
     number: napi_value,
     string: napi_value,
+    number_value_of: napi_value,
+    string_value_of: napi_value,
     boolean_value_of: napi_value,
     bigint_value_of: napi_value,
 }
@@ -81,6 +83,8 @@ impl Helpers {
             to_string_tag: js.named(object_prototype, c"toString")?,
             number: js.named(global, c"Number")?,
             string: js.named(global, c"String")?,
+            number_value_of: js.named(prototype(c"Number")?, c"valueOf")?,
+            string_value_of: js.named(prototype(c"String")?, c"valueOf")?,
             boolean_value_of: js.named(prototype(c"Boolean")?, c"valueOf")?,
             bigint_value_of: js.named(prototype(c"BigInt")?, c"valueOf")?,
         })
@@ -98,31 +102,24 @@ impl Helpers {
         }
         let tag = js.call(self.to_string_tag, value, &[])?;
         let tag = js.utf8(tag)?;
-        let (convert, this) = match tag.as_str() {
-            "[object Number]" => (self.number, None),
-            "[object String]" => (self.string, None),
-            "[object Boolean]" => (self.boolean_value_of, Some(value)),
-            "[object BigInt]" => (self.bigint_value_of, Some(value)),
+        // `probe` (the box's own valueOf) throws unless `value` really is a box: the
+        // tag can be faked with Symbol.toStringTag. Numbers and strings are then
+        // converted by ToNumber / ToString, as JSON.stringify does; the others are
+        // their primitive.
+        let (probe, convert) = match tag.as_str() {
+            "[object Number]" => (self.number_value_of, Some(self.number)),
+            "[object String]" => (self.string_value_of, Some(self.string)),
+            "[object Boolean]" => (self.boolean_value_of, None),
+            "[object BigInt]" => (self.bigint_value_of, None),
             _ => return Ok(value),
         };
-        // The tag can be faked (Symbol.toStringTag); only a real box has the internal slot.
-        let probe = match tag.as_str() {
-            "[object Number]" | "[object String]" => {
-                let prototype = js.named(convert, c"prototype")?;
-                js.named(prototype, c"valueOf")?
-            }
-            _ => convert,
-        };
-        if js.call(probe, value, &[]).is_err() {
+        let Ok(primitive) = js.call(probe, value, &[]) else {
             js.take_exception();
             return Ok(value);
-        }
-        match this {
-            Some(this) => js.call(convert, this, &[]),
-            None => {
-                let undefined = js.undefined()?;
-                js.call(convert, undefined, &[value])
-            }
+        };
+        match convert {
+            None => Ok(primitive),
+            Some(convert) => js.call(convert, js.undefined()?, &[value]),
         }
     }
 }

@@ -23,7 +23,11 @@ impl ToolFilter {
 
     /// Whether calls to `tool` count; untracked calls neither count nor reset.
     pub fn is_tracked(&self, tool: &str) -> bool {
-        let any = |patterns: &[String]| patterns.iter().any(|p| matches_within_lines(p, tool));
+        if self.include.is_empty() && self.exclude.is_empty() {
+            return true;
+        }
+        let name: Vec<char> = tool.chars().collect();
+        let any = |patterns: &[String]| patterns.iter().any(|p| matches_within_lines(p, &name));
         (self.include.is_empty() || any(&self.include)) && !any(&self.exclude)
     }
 }
@@ -36,8 +40,7 @@ fn is_line_terminator(c: char) -> bool {
 /// Whether `name` matches `pattern` as `^…$` with each `*` as `.*`: one row of
 /// a table per pattern character, so time is length × length and no stack;
 /// runs of `*` match as one.
-fn matches_within_lines(pattern: &str, name: &str) -> bool {
-    let name: Vec<char> = name.chars().collect();
+fn matches_within_lines(pattern: &str, name: &[char]) -> bool {
     // reach[j]: the pattern read so far matches the first j characters of the name.
     let mut reach = vec![false; name.len() + 1];
     if let Some(first) = reach.first_mut() {

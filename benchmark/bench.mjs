@@ -6,6 +6,8 @@ import * as guard from '../index.js'
 import { deepFreeze, listenersOf } from '../harness/listeners.mjs'
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7)
+// BENCH_CASES=100,wide runs only the cases whose name contains one of the words.
+const ONLY = process.env.BENCH_CASES?.split(',')
 
 function nested(bytes) {
   const items = []
@@ -52,7 +54,7 @@ const median = (values) => values.sort((a, b) => a - b)[Math.floor(values.length
 console.log(`Node ${process.version}, ${ROUNDS} interleaved rounds, median ns per call`)
 console.log('| case | native ns | reference ns | reference / native |')
 console.log('| --- | ---: | ---: | ---: |')
-for (const c of cases) {
+for (const c of cases.filter((c) => !ONLY || ONLY.some((word) => c.name.includes(word)))) {
   const json = JSON.stringify(c.args)
   const perRound = Math.max(5, Math.min(20_000, Math.floor(20_000_000 / json.length)))
   const ours = listenersOf(guard, c.config ?? {})['tools/post-execute']

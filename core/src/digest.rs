@@ -1,7 +1,9 @@
-//! The chain key of a call: a 256-bit BLAKE3 digest of (tool name, canonical
-//! arguments), so a chain's size does not grow with the arguments while
-//! detection still covers every byte of them: two different calls share a key
-//! only through a BLAKE3 collision.
+//! The chain key of a call: an unambiguous binary form of (tool name,
+//! canonical arguments), kept as it is when it is at most [`INLINE`] bytes
+//! (most calls: comparing it is exact and costs no hashing) and otherwise as
+//! its 256-bit BLAKE3 digest. Either way a chain's size does not grow with the
+//! arguments while detection still covers every byte of them: two different
+//! calls share a key only through a BLAKE3 collision.
 //!
 //! What is hashed is not the canonical text but an unambiguous binary form of
 //! the same canonical value (members sorted and deduplicated exactly as for the
@@ -13,8 +15,38 @@
 use crate::canonical::{Arguments, CanonicalError};
 use crate::tape::{decode_json_string, visit, Key, Scalar, Scratch, Str, Visitor};
 
-/// The chain key of one call.
-pub type CallKey = [u8; 32];
+/// Binary forms up to this many bytes are the key themselves.
+pub const INLINE: usize = 128;
+
+/// [`CallKey::len`] of a key holding a digest rather than a binary form.
+const DIGEST: u8 = u8::MAX;
+
+/// The chain key of one call: a short binary form, or the digest of a longer one.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct CallKey {
+    /// The binary form's length, or [`DIGEST`]: a digest and a form never compare equal.
+    len: u8,
+    /// The form, or the digest, zero-padded.
+    bytes: [u8; INLINE],
+}
+
+impl CallKey {
+    fn inline(form: &[u8]) -> Option<Self> {
+        let mut bytes = [0; INLINE];
+        bytes.get_mut(..form.len())?.copy_from_slice(form);
+        Some(Self {
+            len: u8::try_from(form.len()).ok()?,
+            bytes,
+        })
+    }
+
+    fn digest(hash: blake3::Hash) -> Self {
+        let mut bytes = [0; INLINE];
+        let (head, _) = bytes.split_at_mut(blake3::OUT_LEN);
+        head.copy_from_slice(hash.as_bytes());
+        Self { len: DIGEST, bytes }
+    }
+}
 
 const TAG_NULL: u8 = 0;
 const TAG_FALSE: u8 = 1;
@@ -68,6 +100,10 @@ impl Digester<'_> {
             self.flush();
         }
         self.buffer.push(tag);
+        if len < 0x80 {
+            self.buffer.push(len as u8);
+            return;
+        }
         let mut rest = len as u64;
         // At most 10 groups of seven bits hold a u64.
         while rest >= 0x80 {
@@ -78,28 +114,25 @@ impl Digester<'_> {
     }
 
     fn units(&mut self, units: &[u16]) {
-        // Most strings are short: narrow them in one pass while checking they fit.
-        if units.len() <= 256 {
-            // Room first, so nothing below flushes and `mark` stays valid.
-            if self.buffer.len() + 11 + units.len() > BLOCK {
+        let narrow = units.iter().fold(0u16, |acc, &u| acc | u) <= 0xff;
+        // Most strings are short: written in one go, with room made first.
+        if units.len() < 0x80 {
+            if self.buffer.len() + 2 + 2 * units.len() > BLOCK {
                 self.flush();
             }
-            let mark = self.buffer.len();
-            self.tag_len(TAG_NARROW, units.len());
-            let start = self.buffer.len();
-            self.buffer.resize(start + units.len(), 0);
-            let mut all = 0u16;
-            for (byte, &unit) in self.buffer.iter_mut().skip(start).zip(units) {
-                // Truncation is checked below: `all` keeps every high bit seen.
-                *byte = unit as u8;
-                all |= unit;
+            if narrow {
+                self.buffer
+                    .extend_from_slice(&[TAG_NARROW, units.len() as u8]);
+                // Truncation is the point: every unit is at most 0xff here.
+                self.buffer.extend(units.iter().map(|&u| u as u8));
+            } else {
+                self.buffer
+                    .extend_from_slice(&[TAG_WIDE, units.len() as u8]);
+                self.buffer
+                    .extend(units.iter().flat_map(|u| u.to_le_bytes()));
             }
-            if all <= 0xff {
-                return;
-            }
-            self.buffer.truncate(mark);
+            return;
         }
-        let narrow = units.iter().fold(0u16, |acc, &u| acc | u) <= 0xff;
         if narrow {
             self.tag_len(TAG_NARROW, units.len());
             for chunk in units.chunks(BLOCK) {
@@ -148,10 +181,11 @@ impl Digester<'_> {
 
     fn finish(mut self) -> CallKey {
         match self.hasher.as_mut() {
-            None => *blake3::hash(self.buffer).as_bytes(),
+            None => CallKey::inline(self.buffer)
+                .unwrap_or_else(|| CallKey::digest(blake3::hash(self.buffer))),
             Some(hasher) => {
                 hasher.update(self.buffer);
-                *hasher.finalize().as_bytes()
+                CallKey::digest(hasher.finalize())
             }
         }
     }
@@ -238,6 +272,16 @@ mod tests {
     }
 
     #[test]
+    fn keys_stay_exact_on_both_sides_of_the_inline_limit() {
+        for n in INLINE - 12..INLINE + 12 {
+            let text = |tail: &str| format!("\"{}{tail}\"", "x".repeat(n));
+            assert_eq!(key("t", &text("")), key("t", &text("")));
+            assert_ne!(key("t", &text("")), key("t", &text("y")));
+            assert_ne!(key("t", &text("y")), key("t", &text("z")));
+        }
+    }
+
+    #[test]
     fn key_covers_bytes_far_past_any_preview() {
         let long = "x".repeat(1 << 20);
         assert_ne!(
@@ -261,10 +305,10 @@ mod tests {
 
     #[test]
     fn encoded_and_json_forms_share_a_key() {
-        // {"b": [1.5, "é\u{1f600}"], "a": -0} in both forms.
-        let chars = units("b\u{e9}\u{1f600}a");
+        // {"a": -0, "b": [1.5, "é\u{1f600}"]} in both forms.
+        let chars = units("ab\u{e9}\u{1f600}");
         let ops = [
-            OBJECT, 2.0, 1.0, ARRAY, 2.0, NUMBER, 1.5, STRING, 3.0, 1.0, NUMBER, -0.0,
+            OBJECT, 2.0, 1.0, NUMBER, -0.0, 1.0, ARRAY, 2.0, NUMBER, 1.5, STRING, 3.0,
         ];
         let encoded = Arguments::Encoded {
             ops: &ops,

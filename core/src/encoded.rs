@@ -1,8 +1,11 @@
 //! The flat encoding the plugin builds in JavaScript (`encode.js`): a value
-//! as a sequence of numbers plus one string holding every key and string value
-//! back to back. Walking plain objects in JavaScript and copying one string
-//! into Rust beats `JSON.stringify`, which must escape every character and
-//! print every number only for the text to be parsed again here.
+//! in canonical order as a sequence of numbers, plus one string holding every
+//! key and string value back to back. Walking plain objects in JavaScript
+//! (sorting each object's few keys there) and copying one string into Rust
+//! beats `JSON.stringify`, which must escape every character and print every
+//! number only for the text to be parsed again here; and since the value
+//! arrives in canonical order, [`walk`] streams it to the digest or the text
+//! writer in one pass, with no tape and no sorting.
 //!
 //! `ops`, in prefix order:
 //!
@@ -15,10 +18,18 @@
 //! | 4 | length | a string: the next `length` code units of the characters |
 //! | 5 | length | an array of `length` values |
 //! | 6 | count | an object: `count` × (key length, value) |
-//! | 7 | | no JSON form (`undefined`, a function, a symbol) |
+//!
+//! An object's members come in canonical order: array-index keys first,
+//! numerically, then the others in UTF-16 order, each key once; members
+//! without a JSON form are left out and array elements without one are
+//! `null`, as `JSON.stringify` does. [`walk`] checks all of it, and every
+//! count and length, so no input reads out of bounds, allocates more than its
+//! own size, or passes for a value it is not.
+
+use std::cmp::Ordering;
 
 use crate::canonical::CanonicalError;
-use crate::tape::{Open, Token};
+use crate::tape::{array_index, Key, Scalar, Str, Visitor};
 
 pub const NULL: f64 = 0.0;
 pub const FALSE: f64 = 1.0;
@@ -27,161 +38,195 @@ pub const NUMBER: f64 = 3.0;
 pub const STRING: f64 = 4.0;
 pub const ARRAY: f64 = 5.0;
 pub const OBJECT: f64 = 6.0;
-pub const ABSENT: f64 = 7.0;
 
-/// Builds the tape for `ops` over a character buffer of `units_len` code units.
-/// Every count and length is checked against what is left, so no input can
-/// make it read out of bounds or allocate more than the input's size.
-pub(crate) fn decode(
+/// An open container during [`walk`]: values still to read, and for an object
+/// the span of the last key read, to check the next one comes after it.
+#[derive(Debug)]
+pub(crate) struct EncodedFrame {
+    remaining: usize,
+    object: bool,
+    first: bool,
+    last_key: (usize, usize),
+}
+
+/// Walks the encoded value with `visitor`. Iterative: input depth never
+/// becomes Rust stack depth.
+pub(crate) fn walk(
     ops: &[f64],
-    units_len: usize,
-    tokens: &mut Vec<Token>,
-    open: &mut Vec<Open>,
+    units: &[u16],
+    frames: &mut Vec<EncodedFrame>,
+    visitor: &mut impl Visitor,
 ) -> Result<(), CanonicalError> {
-    let invalid = |at: usize| CanonicalError::InvalidEncoding(at);
-    tokens.clear();
-    // Open containers; `count` is values still to read.
-    open.clear();
-    let mut at = 0;
-    let mut chars = 0;
-    let next_op = |at: &mut usize| {
-        let op = ops.get(*at).copied();
-        *at += 1;
-        op
-    };
-    // A length is a whole number no larger than `limit`.
-    let length = |value: Option<f64>, limit: usize, at: usize| match value {
-        // `as` saturates (NaN becomes 0), so the round trip holds only for whole numbers in range.
-        Some(v) if v <= limit as f64 && (v as usize) as f64 == v => Ok(v as usize),
+    let invalid = CanonicalError::InvalidEncoding;
+    // A whole number no larger than `limit`; `as` saturates (NaN becomes 0),
+    // so the round trip holds only for whole numbers.
+    let length = |at: usize, limit: usize| match ops.get(at) {
+        Some(&v) if v <= limit as f64 && (v as usize) as f64 == v => Ok(v as usize),
         _ => Err(invalid(at)),
     };
+    frames.clear();
+    let mut at = 0;
+    let mut chars = 0;
     loop {
-        // Close every container whose values are all read.
-        while let Some(top) = open.last() {
-            if top.count > 0 {
-                break;
-            }
-            let end = tokens.len();
-            match tokens.get_mut(top.index) {
-                Some(Token::Array { end: e, .. } | Token::Object { end: e }) => *e = end,
-                _ => return Err(invalid(at)),
-            }
-            open.pop();
-        }
-        match open.last_mut() {
-            None if !tokens.is_empty() => break,
-            None => {}
-            Some(top) => {
-                top.count -= 1;
-                if top.object {
-                    let len = length(next_op(&mut at), units_len - chars, at)?;
-                    tokens.push(Token::Utf16Str {
-                        start: chars,
-                        end: chars + len,
-                    });
-                    chars += len;
-                }
-            }
-        }
-        let op = next_op(&mut at).ok_or(invalid(at))?;
-        let token = if op == NULL {
-            Token::Null
-        } else if op == FALSE {
-            Token::False
-        } else if op == TRUE {
-            Token::True
-        } else if op == NUMBER {
-            Token::Number(next_op(&mut at).ok_or(invalid(at))?)
-        } else if op == STRING {
-            let len = length(next_op(&mut at), units_len - chars, at)?;
+        let tag = *ops.get(at).ok_or(invalid(at))?;
+        at += 1;
+        if tag == NULL {
+            visitor.scalar(Scalar::Null);
+        } else if tag == FALSE || tag == TRUE {
+            visitor.scalar(Scalar::Bool(tag == TRUE));
+        } else if tag == NUMBER {
+            visitor.scalar(Scalar::Number(*ops.get(at).ok_or(invalid(at))?));
+            at += 1;
+        } else if tag == STRING {
+            let len = length(at, units.len() - chars)?;
+            at += 1;
+            let text = units.get(chars..chars + len).unwrap_or_default();
+            visitor.scalar(Scalar::Str(Str::Units(text)));
             chars += len;
-            Token::Utf16Str {
-                start: chars - len,
-                end: chars,
-            }
-        } else if op == ARRAY || op == OBJECT {
-            // Each value takes at least one op, each member at least two.
-            let object = op == OBJECT;
+        } else if tag == ARRAY || tag == OBJECT {
+            let object = tag == OBJECT;
+            // Each element takes at least one op, each member at least two.
             let per_value = if object { 2 } else { 1 };
-            let len = length(
-                next_op(&mut at),
-                ops.len().saturating_sub(at) / per_value,
-                at,
-            )?;
-            open.push(Open {
-                index: tokens.len(),
-                object,
-                count: len,
-            });
+            let len = length(at, ops.len().saturating_sub(at + 1) / per_value)?;
+            at += 1;
             if object {
-                Token::Object { end: 0 }
+                visitor.open_object(len);
             } else {
-                Token::Array { end: 0, len }
+                visitor.open_array(len);
             }
-        } else if op == ABSENT && !open.is_empty() {
-            Token::Absent
+            frames.push(EncodedFrame {
+                remaining: len,
+                object,
+                first: true,
+                last_key: (0, 0),
+            });
         } else {
-            return Err(invalid(at));
-        };
-        tokens.push(token);
+            return Err(invalid(at - 1));
+        }
+        // Close what is complete, then move to the next element or member.
+        loop {
+            let Some(frame) = frames.last_mut() else {
+                return if at == ops.len() && chars == units.len() {
+                    Ok(())
+                } else {
+                    Err(invalid(at))
+                };
+            };
+            if frame.remaining == 0 {
+                if frame.object {
+                    visitor.close_object();
+                } else {
+                    visitor.close_array();
+                }
+                frames.pop();
+                continue;
+            }
+            frame.remaining -= 1;
+            if frame.object {
+                let len = length(at, units.len() - chars)?;
+                let key = units.get(chars..chars + len).unwrap_or_default();
+                let (start, end) = frame.last_key;
+                let last = units.get(start..end).unwrap_or_default();
+                if !frame.first && canonical_order(last, key) != Ordering::Less {
+                    return Err(invalid(at));
+                }
+                visitor.key(&Key::Units(key), frame.first);
+                frame.last_key = (chars, chars + len);
+                chars += len;
+                at += 1;
+            } else if !frame.first {
+                visitor.element_separator();
+            }
+            frame.first = false;
+            break;
+        }
     }
-    if at != ops.len() || chars != units_len {
-        return Err(invalid(at));
+}
+
+/// The order of keys in canonical form: array indices first, numerically,
+/// then the other keys in UTF-16 order.
+fn canonical_order(a: &[u16], b: &[u16]) -> Ordering {
+    let index = |key: &[u16]| array_index(key.iter().copied());
+    match (index(a), index(b)) {
+        (Some(a), Some(b)) => a.cmp(&b),
+        (Some(_), None) => Ordering::Less,
+        (None, Some(_)) => Ordering::Greater,
+        (None, None) => a.cmp(b),
     }
-    Ok(())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::canonical::Arguments;
+
+    fn canonical(ops: &[f64], chars: &str) -> Result<String, CanonicalError> {
+        let units: Vec<u16> = chars.encode_utf16().collect();
+        let mut text = String::new();
+        Arguments::Encoded { ops, units: &units }.write_canonical(&mut text)?;
+        Ok(text)
+    }
 
     #[test]
     fn rejects_malformed_encodings() {
-        let units: Vec<u16> = "ab".encode_utf16().collect();
-        for ops in [
-            &[][..],
-            &[9.0],
-            &[1.5],
-            &[STRING, 3.0],
-            &[STRING, -1.0],
-            &[STRING, 1.0],
-            &[ARRAY, 2.0, NULL],
-            &[OBJECT, 1.0, 2.0],
-            &[OBJECT, 1.0, 3.0, NULL],
-            &[NULL, NULL],
-            &[NUMBER],
-            &[ARRAY, f64::NAN],
-            &[ARRAY, f64::INFINITY],
-            &[ABSENT],
+        for (ops, chars) in [
+            (&[][..], ""),
+            (&[9.0], ""),
+            (&[7.0], ""),
+            (&[1.5], ""),
+            (&[NULL, NULL], ""),
+            (&[NUMBER], ""),
+            (&[STRING, 3.0], "ab"),
+            (&[STRING, -1.0], "ab"),
+            (&[STRING, 1.0], "ab"),
+            (&[STRING, 2.0], "abc"),
+            (&[ARRAY], ""),
+            (&[ARRAY, 2.0, NULL], ""),
+            (&[ARRAY, f64::NAN], ""),
+            (&[ARRAY, f64::INFINITY], ""),
+            (&[ARRAY, 1e300, NULL], ""),
+            (&[OBJECT], ""),
+            (&[OBJECT, 1.0, 3.0, NULL], "ab"),
+            (&[OBJECT, 1.0, 2.0], "ab"),
+            (&[OBJECT, 2.0, 2.0, NULL], "ab"),
+            // Members out of canonical order, or a key twice.
+            (&[OBJECT, 2.0, 1.0, NULL, 1.0, NULL], "ba"),
+            (&[OBJECT, 2.0, 1.0, NULL, 1.0, NULL], "aa"),
+            (&[OBJECT, 2.0, 1.0, NULL, 1.0, NULL], "a1"),
+            (&[OBJECT, 2.0, 2.0, NULL, 1.0, NULL], "109"),
         ] {
-            let len = if ops.first() == Some(&STRING) || ops.first() == Some(&OBJECT) {
-                2
-            } else {
-                0
-            };
-            let (mut tokens, mut open) = (Vec::new(), Vec::new());
             assert!(
-                decode(ops, len, &mut tokens, &mut open).is_err(),
-                "{ops:?} should be rejected"
-            );
-            assert!(
-                decode(ops, units.len() + 5, &mut tokens, &mut open).is_err(),
-                "{ops:?} with spare characters"
+                canonical(ops, chars).is_err(),
+                "{ops:?} {chars:?} should be rejected"
             );
         }
     }
 
     #[test]
-    fn accepts_nested_values() {
-        // {"ab": [null, 1]}
-        let (mut tokens, mut open) = (Vec::new(), Vec::new());
-        decode(
-            &[OBJECT, 1.0, 2.0, ARRAY, 2.0, NULL, NUMBER, 1.0],
-            2,
-            &mut tokens,
-            &mut open,
-        )
-        .unwrap();
-        assert_eq!(tokens.len(), 5);
+    fn streams_a_value_in_canonical_order() {
+        // {"9": true, "10": "x", "b": [1.5, null, {}], "é": 0}
+        let ops = [
+            OBJECT, 4.0, //
+            1.0, TRUE, //
+            2.0, STRING, 1.0, //
+            1.0, ARRAY, 3.0, NUMBER, 1.5, NULL, OBJECT, 0.0, //
+            1.0, NUMBER, 0.0,
+        ];
+        assert_eq!(
+            canonical(&ops, "910xbé"),
+            Ok("{\"9\":true,\"10\":\"x\",\"b\":[1.5,null,{}],\"é\":0}".to_owned())
+        );
+    }
+
+    #[test]
+    fn deep_nesting_is_walked_without_recursion() {
+        let depth = 200_000;
+        let mut ops = Vec::with_capacity(depth * 2 + 1);
+        for _ in 0..depth {
+            ops.extend([ARRAY, 1.0]);
+        }
+        ops.push(NULL);
+        let text = canonical(&ops, "").unwrap();
+        assert_eq!(text.len(), depth * 2 + 4);
     }
 }

@@ -1,14 +1,15 @@
 //! The arguments as a flat tape of tokens, and the one walk over it in
 //! canonical order that both the canonical text and the chain digest use.
 //!
-//! A tape comes from JSON text ([`Tape::parse_json`]) or from the flat
-//! encoding the plugin builds in JavaScript ([`Tape::decode`]). Neither
-//! front end nor the walk recurses, so input depth never becomes Rust stack
-//! depth.
+//! A tape comes from JSON text ([`Tape::parse_json`]); the flat encoding the
+//! plugin builds in JavaScript is walked in place ([`crate::encoded::walk`])
+//! through the same [`Visitor`]. Neither the parser nor the walks recurse, so
+//! input depth never becomes Rust stack depth.
 
 use std::cmp::Ordering;
 
 use crate::canonical::{Arguments, CanonicalError};
+use crate::encoded::EncodedFrame;
 
 /// One token. Containers record where their subtree ends on the tape.
 #[derive(Clone, Copy, Debug)]
@@ -21,22 +22,12 @@ pub(crate) enum Token {
         start: usize,
         end: usize,
     },
-    /// A number read from the flat encoding.
-    Number(f64),
     /// Byte span between the quotes in the JSON text; `escaped` when it holds a backslash.
     JsonStr {
         start: usize,
         end: usize,
         escaped: bool,
     },
-    /// Span of UTF-16 code units in the flat encoding's character buffer.
-    Utf16Str {
-        start: usize,
-        end: usize,
-    },
-    /// A value JSON has no form for (`undefined`, a function, a symbol): a
-    /// member holding it is left out, an array element holding it is `null`.
-    Absent,
     /// `end` is the tape index just past the last descendant; `len` counts elements.
     Array {
         end: usize,
@@ -55,6 +46,7 @@ pub struct Scratch {
     open: Vec<Open>,
     frames: Vec<Frame>,
     members: Vec<Member>,
+    encoded_frames: Vec<EncodedFrame>,
     /// Escaped JSON keys, decoded to UTF-16, back to back.
     decoded: Vec<u16>,
     /// The digest's input, hashed in one go when it fits.
@@ -77,6 +69,7 @@ impl Scratch {
         trim(&mut self.open);
         trim(&mut self.frames);
         trim(&mut self.members);
+        trim(&mut self.encoded_frames);
         trim(&mut self.decoded);
         trim(&mut self.bytes);
     }
@@ -93,18 +86,19 @@ pub(crate) fn visit(
         open,
         frames,
         members,
+        encoded_frames,
         decoded,
         ..
     } = scratch;
-    let tape = match arguments {
-        Arguments::Json(text) => Tape::parse_json(text, tokens, open)?,
-        Arguments::Encoded { ops, units } => Tape::decode(ops, units, tokens, open)?,
-        Arguments::Text(units) => {
-            visitor.scalar(Scalar::Str(Str::Units(units)));
-            return Ok(());
+    match arguments {
+        Arguments::Json(text) => {
+            Tape::parse_json(text, tokens, open)?.walk(frames, members, decoded, visitor);
         }
-    };
-    tape.walk(frames, members, decoded, visitor);
+        Arguments::Encoded { ops, units } => {
+            crate::encoded::walk(ops, units, encoded_frames, visitor)?;
+        }
+        Arguments::Text(units) => visitor.scalar(Scalar::Str(Str::Units(units))),
+    }
     Ok(())
 }
 
@@ -117,10 +111,9 @@ pub(crate) struct Open {
     pub(crate) count: usize,
 }
 
-/// A parsed value: tokens plus the text or code units their spans point into.
+/// Parsed JSON text: tokens plus the text their spans point into.
 pub(crate) struct Tape<'a> {
     text: &'a str,
-    units: &'a [u16],
     tokens: &'a [Token],
 }
 
@@ -166,26 +159,7 @@ impl<'a> Tape<'a> {
         open: &mut Vec<Open>,
     ) -> Result<Self, CanonicalError> {
         parse(text.as_bytes(), tokens, open)?;
-        Ok(Tape {
-            text,
-            units: &[],
-            tokens,
-        })
-    }
-
-    /// Reads the flat encoding (see [`crate::encoded`]).
-    pub(crate) fn decode(
-        ops: &[f64],
-        units: &'a [u16],
-        tokens: &'a mut Vec<Token>,
-        open: &mut Vec<Open>,
-    ) -> Result<Self, CanonicalError> {
-        crate::encoded::decode(ops, units.len(), tokens, open)?;
-        Ok(Tape {
-            text: "",
-            units,
-            tokens,
-        })
+        Ok(Tape { text, tokens })
     }
 
     fn str_at(&self, token: Token) -> Str<'a> {
@@ -202,9 +176,6 @@ impl<'a> Tape<'a> {
                     Str::Plain(raw)
                 }
             }
-            Token::Utf16Str { start, end } => {
-                Str::Units(self.units.get(start..end).unwrap_or_default())
-            }
             // Only string tokens stand in key position; the front ends guarantee it.
             _ => Str::Plain(""),
         }
@@ -217,8 +188,7 @@ impl<'a> Tape<'a> {
             Token::NumberText { start, end } => {
                 Scalar::NumberText(self.text.get(start..end).unwrap_or("0"))
             }
-            Token::Number(value) => Scalar::Number(value),
-            Token::JsonStr { .. } | Token::Utf16Str { .. } => Scalar::Str(self.str_at(token)),
+            Token::JsonStr { .. } => Scalar::Str(self.str_at(token)),
             _ => Scalar::Null,
         }
     }
@@ -314,8 +284,7 @@ impl<'a> Tape<'a> {
     }
 
     /// Appends the members of the object at `index` to `members` in canonical
-    /// order: later duplicates win, as in `JSON.parse`; members holding
-    /// [`Token::Absent`] are left out, as in `JSON.stringify`.
+    /// order: later duplicates win, as in `JSON.parse`.
     fn sorted_members(
         &self,
         index: usize,
@@ -346,20 +315,19 @@ impl<'a> Tape<'a> {
         let full = |a: &Member, b: &Member| self.key(a, decoded).cmp_utf16(&self.key(b, decoded));
         let order = |a: &Member, b: &Member| a.order.cmp(&b.order).then_with(|| full(a, b));
         let slice = members.get_mut(start..).unwrap_or_default();
-        if !slice.is_sorted_by(|a, b| order(a, b) == Ordering::Less) {
-            // Stable, so duplicates stay in text order and the last one can win below.
-            slice.sort_by(order);
+        // Strictly ascending means sorted with no key twice: nothing to do.
+        if slice.is_sorted_by(|a, b| order(a, b) == Ordering::Less) {
+            return;
         }
-        let same_key = |a: &Member, b: &Member| a.order == b.order && full(a, b) == Ordering::Equal;
-        let absent = |member: &Member| matches!(self.tokens.get(member.value), Some(Token::Absent));
-        // Keep, of each run of equal keys, the last member, unless its value is absent.
+        // Stable, so duplicates stay in text order and the last one can win below.
+        slice.sort_by(order);
+        // Keep, of each run of equal keys, the last member.
         let mut write = start;
         for read in start..members.len() {
             let (Some(&current), next) = (members.get(read), members.get(read + 1)) else {
                 break;
             };
-            let last_of_run = next.is_none_or(|next| !same_key(&current, next));
-            if last_of_run && !absent(&current) {
+            if next.is_none_or(|next| order(&current, next) != Ordering::Equal) {
                 if let Some(slot) = members.get_mut(write) {
                     *slot = current;
                 }
@@ -472,7 +440,7 @@ impl Key<'_> {
 }
 
 /// Canonical decimal digits without a leading zero, at most 4294967294.
-fn array_index(units: impl ExactSizeIterator<Item = u16>) -> Option<u32> {
+pub(crate) fn array_index(units: impl ExactSizeIterator<Item = u16>) -> Option<u32> {
     let len = units.len();
     if len == 0 || len > 10 {
         return None;

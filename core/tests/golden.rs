@@ -21,3 +21,90 @@ fn canonical_form_matches_v8_golden_vectors() {
         );
     }
 }
+
+/// Canonical key order: array indices ("0" … "4294967294") first, numerically, then UTF-16 order.
+fn canonical_key_order(a: &str, b: &str) -> std::cmp::Ordering {
+    let index = |key: &str| {
+        let canonical = key == "0" || (!key.starts_with('0') && !key.is_empty());
+        key.parse::<u32>()
+            .ok()
+            .filter(|&i| canonical && i != u32::MAX && key.bytes().all(|b| b.is_ascii_digit()))
+    };
+    match (index(a), index(b)) {
+        (Some(a), Some(b)) => a.cmp(&b),
+        (Some(_), None) => std::cmp::Ordering::Less,
+        (None, Some(_)) => std::cmp::Ordering::Greater,
+        (None, None) => a.encode_utf16().cmp(b.encode_utf16()),
+    }
+}
+
+/// The plugin's flat encoding of `value` (see `encoded.rs`), as `encode.js` writes it.
+fn encode(value: &serde_json::Value, ops: &mut Vec<f64>, units: &mut Vec<u16>) {
+    use repeat_tool_guard_core::encoded::{ARRAY, FALSE, NULL, NUMBER, OBJECT, STRING, TRUE};
+    use serde_json::Value;
+    match value {
+        Value::Null => ops.push(NULL),
+        Value::Bool(b) => ops.push(if *b { TRUE } else { FALSE }),
+        Value::Number(n) => ops.extend([NUMBER, n.as_f64().expect("finite")]),
+        Value::String(s) => {
+            ops.extend([STRING, s.encode_utf16().count() as f64]);
+            units.extend(s.encode_utf16());
+        }
+        Value::Array(items) => {
+            ops.extend([ARRAY, items.len() as f64]);
+            for item in items {
+                encode(item, ops, units);
+            }
+        }
+        Value::Object(members) => {
+            ops.extend([OBJECT, members.len() as f64]);
+            let mut sorted: Vec<_> = members.iter().collect();
+            sorted.sort_by(|(a, _), (b, _)| canonical_key_order(a, b));
+            for (key, item) in sorted {
+                ops.push(key.encode_utf16().count() as f64);
+                units.extend(key.encode_utf16());
+                encode(item, ops, units);
+            }
+        }
+    }
+}
+
+#[test]
+fn encoded_form_walks_to_the_same_canonical_text_and_key() {
+    use repeat_tool_guard_core::digest::call_key;
+    use repeat_tool_guard_core::Arguments;
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../__test__/golden/canonical.json"
+    );
+    let text = std::fs::read_to_string(path).expect("golden vectors are committed");
+    let vectors: Vec<serde_json::Value> = serde_json::from_str(&text).expect("golden file is JSON");
+    let mut compared = 0;
+    for vector in &vectors {
+        let input = vector["input"].as_str().expect("input text");
+        let expected = vector["canonical"].as_str().expect("canonical text");
+        // serde_json reads numbers past f64's range as errors, which JSON.parse reads as ±Infinity.
+        let Ok(value) = serde_json::from_str::<serde_json::Value>(input) else {
+            continue;
+        };
+        let (mut ops, mut units) = (Vec::new(), Vec::new());
+        encode(&value, &mut ops, &mut units);
+        let encoded = Arguments::Encoded {
+            ops: &ops,
+            units: &units,
+        };
+        let mut canonical = String::new();
+        encoded
+            .write_canonical(&mut canonical)
+            .expect("valid encoding");
+        assert_eq!(canonical, expected, "input {input}");
+        let scratch = &mut Default::default();
+        assert_eq!(
+            call_key("t", encoded, scratch),
+            call_key("t", Arguments::Json(input), scratch),
+            "input {input}"
+        );
+        compared += 1;
+    }
+    assert!(compared > 300, "only {compared} vectors compared");
+}

@@ -1,0 +1,128 @@
+// The plugin's fast path (encode.js → __observeEncoded) against the class path (JSON.stringify's
+// rules in Rust): the JavaScript walk must put every object's members in canonical order and leave
+// out what JSON leaves out, and Rust must accept exactly that. Runs on Node 20 and 22.
+import test from 'ava'
+import { createRequire } from 'node:module'
+import { RepeatToolGuard, canonicalize } from '../index.js'
+import { encode, encoded, release } from '../encode.js'
+import { randomJson, rng } from './oracle.mjs'
+
+const binding = createRequire(import.meta.url)('../native.cjs')
+
+/** Reads an encoding back as canonical JSON text, in the order the ops give (no sorting). */
+function decode(ops, length, chars) {
+  const text = typeof chars === 'string' ? chars : chars.join('')
+  let op = 0
+  let at = 0
+  const take = (n) => text.slice(at, (at += n))
+  function value() {
+    const tag = ops[op++]
+    if (tag <= 2) return ['null', 'false', 'true'][tag]
+    if (tag === 3) return JSON.stringify(ops[op++])
+    if (tag === 4) return JSON.stringify(take(ops[op++]))
+    const size = ops[op++]
+    const parts = []
+    for (let i = 0; i < size; i++) parts.push(tag === 5 ? value() : `${JSON.stringify(take(ops[op++]))}:${value()}`)
+    return tag === 5 ? `[${parts.join(',')}]` : `{${parts.join(',')}}`
+  }
+  const result = value()
+  if (op !== length || at !== text.length) throw new Error('trailing ops or characters')
+  return result
+}
+
+const KEYS = ['0', '1', '2', '9', '10', '99', '01', '-1', '4294967294', '4294967295', '1e3', '', 'a', 'b', 'B', 'ab', 'é', '\u{1F600}', '\uFF5E', '\uD800', 'z']
+
+/** A plain value with up to `wide` keys per object, keys inserted in random order, and members
+ *  and elements JSON has no form for. */
+function randomValue(next, depth = 0, wide = 40) {
+  const r = next()
+  if (depth > 3 || r < 0.3) return randomJson(next, 5)
+  if (r < 0.45) {
+    return Array.from({ length: Math.floor(next() * 5) }, () => (next() < 0.15 ? [undefined, () => 1, Symbol('s')][Math.floor(next() * 3)] : randomValue(next, depth + 1, wide)))
+  }
+  const object = {}
+  const count = Math.floor(next() * (next() < 0.3 ? wide : 6))
+  for (let i = 0; i < count; i++) {
+    const key = next() < 0.5 ? KEYS[Math.floor(next() * KEYS.length)] : `k${Math.floor(next() * 1000)}`
+    const roll = next()
+    Object.defineProperty(object, key, {
+      value: roll < 0.1 ? undefined : roll < 0.13 ? () => 1 : roll < 0.15 ? Symbol('s') : randomValue(next, depth + 1, wide),
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    })
+  }
+  return object
+}
+
+test('the JavaScript walk writes every value in canonical order, as the class path canonicalizes it', (t) => {
+  const next = rng(20261130)
+  for (let i = 0; i < 3000; i++) {
+    const value = randomValue(next)
+    const chars = encode(value)
+    t.not(chars, undefined)
+    t.is(decode(encoded.ops, encoded.length, chars), canonicalize(value))
+    release()
+  }
+})
+
+test('Rust accepts what the walk writes and keys it as the class path does', (t) => {
+  const next = rng(7)
+  const guard = new RepeatToolGuard({ thresholds: [2] })
+  const handle = guard.__handle()
+  const fast = (agent, value) => {
+    const chars = encode(value)
+    try {
+      return binding.__observeEncoded(handle, encoded.ops, encoded.length, agent + 'tool' + chars, agent.length, 4)
+    } finally {
+      release()
+    }
+  }
+  for (let i = 0; i < 2000; i++) {
+    const value = randomValue(next)
+    const agent = `agent-${i}`
+    // The class path first, then the fast path with the same value: one run of two.
+    t.is(guard.observe(agent, 'tool', value), null)
+    const second = fast(agent, value)
+    t.truthy(second, `value ${canonicalize(value)}`)
+    t.is(second.count, 2)
+    // And the other way round, after a different call restarts the run.
+    t.is(fast(agent, { different: i }), null)
+    t.is(fast(agent, value), null)
+    t.is(guard.observe(agent, 'tool', value).count, 2)
+  }
+})
+
+test('Rust rejects members out of canonical order, which no walk writes', (t) => {
+  const guard = new RepeatToolGuard({})
+  const ops = new Float64Array([6, 2, 1, 0, 1, 0])
+  for (const chars of ['ba', 'aa', '10']) {
+    t.throws(() => binding.__observeEncoded(guard.__handle(), ops, ops.length, 'agtool' + chars, 2, 4), { message: /malformed argument encoding/ })
+  }
+  t.is(binding.__observeEncoded(guard.__handle(), ops, ops.length, 'agtool01', 2, 4), null)
+})
+
+test('anything JSON.stringify would treat otherwise than a plain value is left to the class path', (t) => {
+  const own = { toJSON: () => 1 }
+  const ownArray = Object.assign([1], { toJSON: () => 2 })
+  const bare = Object.assign(Object.create(null), { toJSON: () => 3 })
+  class Point { constructor() { this.x = 1 } }
+  for (const value of [own, { a: { b: own } }, [own], ownArray, { a: ownArray }, bare, new Date(0), new Point(), [new String('s')], { n: Object(1) }, { big: 1n }]) {
+    t.is(encode(value), undefined)
+    release()
+  }
+  const plain = Object.assign(Object.create(null), { b: 1, a: 2 })
+  t.not(encode({ nested: plain, toJSONs: 'a value, not a key' }), undefined)
+  release()
+  for (const prototype of [Object.prototype, Array.prototype]) {
+    prototype.toJSON = () => 'patched'
+    try {
+      t.is(encode({ a: [1] }), undefined)
+    } finally {
+      delete prototype.toJSON
+      release()
+    }
+  }
+  t.not(encode({ a: [1] }), undefined)
+  release()
+})

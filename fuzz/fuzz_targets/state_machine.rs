@@ -299,12 +299,14 @@ fn observe(guard: &mut Guard, model: &mut Model, agent: &str, tool: &str, args: 
             tier: Tier::Gentle,
             count: run,
             text: GENTLE_TEXT.encode_utf16().collect(),
+            tools: Vec::new(),
         })
     } else if model.thresholds.contains(&run) {
         Some(Reminder {
             tier: Tier::Detailed,
             count: run,
             text: model.detailed(tool, run, &canonical),
+            tools: Vec::new(),
         })
     } else {
         None
@@ -343,6 +345,7 @@ fn build(config: &ConfigInput) -> Option<(Guard, Model)> {
                 include: strings(&include),
                 exclude: strings(&exclude),
                 arguments_preview_chars: RawValue::Number(preview as f64),
+                ..RawConfig::default()
             };
             let config = GuardConfig::from_raw(&raw)
                 .unwrap_or_else(|e| panic!("a valid config {raw:?} is rejected: {e}"));
@@ -375,6 +378,7 @@ fn build(config: &ConfigInput) -> Option<(Guard, Model)> {
                 include: raw_value(include),
                 exclude: raw_value(exclude),
                 arguments_preview_chars: raw_value(preview),
+                ..RawConfig::default()
             };
             let got = GuardConfig::from_raw(&raw);
             let expected = expected_verdict(&raw);
@@ -474,12 +478,19 @@ fn expected_verdict(raw: &RawConfig) -> Result<(), &'static str> {
 
 fn verdict_kind(error: &ConfigError) -> &'static str {
     match error {
-        ConfigError::EmptyThresholds => "EmptyThresholds",
+        ConfigError::EmptyThresholds(_) => "EmptyThresholds",
         ConfigError::InvalidThreshold(_) => "InvalidThreshold",
-        ConfigError::DuplicateThresholds => "DuplicateThresholds",
+        ConfigError::DuplicateThresholds(_) => "DuplicateThresholds",
         ConfigError::InvalidPreviewChars(_) => "InvalidPreviewChars",
         ConfigError::NotAnObject(_) => "NotAnObject",
         ConfigError::NotAList { .. } => "NotAList",
         ConfigError::NotAString { .. } => "NotAString",
+        // The opt-in keys (issue 7), which these raw configs leave absent.
+        ConfigError::NotAnObjectField { .. } => "NotAnObjectField",
+        ConfigError::InvalidMaxPeriod(_) => "InvalidMaxPeriod",
+        ConfigError::InvalidRepeats(_) => "InvalidRepeats",
+        ConfigError::NotABoolean { .. } => "NotABoolean",
+        ConfigError::EmptyTools(_) => "EmptyTools",
+        ConfigError::InvalidRepeatEvery(_) => "InvalidRepeatEvery",
     }
 }

@@ -304,12 +304,15 @@ impl Model {
     }
 }
 
+/// A call as attempted: tool, arguments, result.
+type Attempt = (String, Args, Option<u8>);
+
 fuzz_target!(|input: Input| {
     let Some((mut guard, mut model)) = build(&input.config) else {
         return;
     };
-    // Each agent's attempted calls, latest last (at most five kept, for Op::Cycle).
-    let mut last: HashMap<&'static str, Vec<(String, Args, Option<u8>)>> = HashMap::new();
+    // Each agent's attempted calls, latest last (at most five kept, for Op::Replay).
+    let mut last: HashMap<&'static str, Vec<Attempt>> = HashMap::new();
     for op in input.ops.iter().take(128) {
         match op {
             Op::Observe {

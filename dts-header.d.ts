@@ -20,6 +20,45 @@ export interface Config {
   exclude?: string[]
   /** UTF-16 code units of canonical arguments quoted in the detailed reminder, an integer >= 1 (default `500`). Bounds the reminder, never the detection. */
   argumentsPreviewChars?: number
+  /**
+   * Opt-in (off when absent): remind once when the latest `maxPeriod`-or-shorter block of calls
+   * (2 to 5 calls, not all the same) has repeated `repeats` times back to back. `maxPeriod` is an
+   * integer from 2 to 5, `repeats` an integer >= 2; both are required. The reminder's tier is `cycle`.
+   */
+  cycles?: { maxPeriod: number; repeats: number }
+  /** Opt-in (default `false`): a call extends the run only when its result (`content` and `isError`) also equals the previous call's, so polling that returns new data is not a loop. */
+  sameResultOnly?: boolean
+  /** Opt-in (default `[]`): per-tool thresholds; the first entry with a pattern matching the tool's name supplies its thresholds (validated like `thresholds`), other tools keep the global ones. */
+  overrides?: Array<{ tools: string[]; thresholds: number[] }>
+  /** Opt-in (off when absent): past the last threshold, a detailed reminder every `repeatEvery` further calls of the same run (an integer >= 1). */
+  repeatEvery?: number
+}
+
+/** A tool's result as `observe` compares it with `sameResultOnly` (the harness's `ToolExecutionResult` fits). */
+export interface ToolResult {
+  readonly content?: unknown
+  readonly isError?: unknown
+}
+
+/** Payload of the `repeat-tool-guard/reminder` event, emitted for every reminder the plugin delivers. */
+export interface ReminderEvent {
+  /** The agent's id. */
+  agent: string
+  /** The tool whose call brought the reminder. */
+  tool: string
+  /** The run length; for `cycle`, the block's repetitions. */
+  count: number
+  tier: 'gentle' | 'detailed' | 'cycle'
+}
+
+/** The name of the event above, `'repeat-tool-guard/reminder'`. */
+export declare const REMINDER_EVENT: 'repeat-tool-guard/reminder'
+
+declare module '@deepseek-ai/cordis' {
+  interface Events {
+    /** The repeat-tool-guard plugin delivered a reminder (observability; listeners cannot affect the call). */
+    'repeat-tool-guard/reminder'(event: ReminderEvent): void
+  }
 }
 
 /** The config schema cordis validates the plugin's config with; the guard checks the values itself. */
@@ -28,8 +67,9 @@ export declare const Config: Schema<Config>
 /**
  * Installs the guard on `ctx`: counts every agent's tool calls in
  * `tools/post-execute`, folds a reminder in front of the downstream decision's
- * `additionalContexts` when one is due, resets an agent's chain on a user
- * prompt, and drops it when the agent is disposed. Throws on an invalid config.
+ * `additionalContexts` when one is due (and emits `repeat-tool-guard/reminder`),
+ * resets an agent's chain on a user prompt, and drops it when the agent is
+ * disposed. Throws on an invalid config.
  */
 export declare function apply(ctx: Context, config: Config): void
 

@@ -20,6 +20,45 @@ export interface Config {
   exclude?: string[]
   /** UTF-16 code units of canonical arguments quoted in the detailed reminder, an integer >= 1 (default `500`). Bounds the reminder, never the detection. */
   argumentsPreviewChars?: number
+  /**
+   * Opt-in (off when absent): remind once when the latest `maxPeriod`-or-shorter block of calls
+   * (2 to 5 calls, not all the same) has repeated `repeats` times back to back. `maxPeriod` is an
+   * integer from 2 to 5, `repeats` an integer >= 2; both are required. The reminder's tier is `cycle`.
+   */
+  cycles?: { maxPeriod: number; repeats: number }
+  /** Opt-in (default `false`): a call extends the run only when its result (`content` and `isError`) also equals the previous call's, so polling that returns new data is not a loop. */
+  sameResultOnly?: boolean
+  /** Opt-in (default `[]`): per-tool thresholds; the first entry with a pattern matching the tool's name supplies its thresholds (validated like `thresholds`), other tools keep the global ones. */
+  overrides?: Array<{ tools: string[]; thresholds: number[] }>
+  /** Opt-in (off when absent): past the last threshold, a detailed reminder every `repeatEvery` further calls of the same run (an integer >= 1). */
+  repeatEvery?: number
+}
+
+/** A tool's result as `observe` compares it with `sameResultOnly` (the harness's `ToolExecutionResult` fits). */
+export interface ToolResult {
+  readonly content?: unknown
+  readonly isError?: unknown
+}
+
+/** Payload of the `repeat-tool-guard/reminder` event, emitted for every reminder the plugin delivers. */
+export interface ReminderEvent {
+  /** The agent's id. */
+  agent: string
+  /** The tool whose call brought the reminder. */
+  tool: string
+  /** The run length; for `cycle`, the block's repetitions. */
+  count: number
+  tier: 'gentle' | 'detailed' | 'cycle'
+}
+
+/** The name of the event above, `'repeat-tool-guard/reminder'`. */
+export declare const REMINDER_EVENT: 'repeat-tool-guard/reminder'
+
+declare module '@deepseek-ai/cordis' {
+  interface Events {
+    /** The repeat-tool-guard plugin delivered a reminder (observability; listeners cannot affect the call). */
+    'repeat-tool-guard/reminder'(event: ReminderEvent): void
+  }
 }
 
 /** The config schema cordis validates the plugin's config with; the guard checks the values itself. */
@@ -28,8 +67,9 @@ export declare const Config: Schema<Config>
 /**
  * Installs the guard on `ctx`: counts every agent's tool calls in
  * `tools/post-execute`, folds a reminder in front of the downstream decision's
- * `additionalContexts` when one is due, resets an agent's chain on a user
- * prompt, and drops it when the agent is disposed. Throws on an invalid config.
+ * `additionalContexts` when one is due (and emits `repeat-tool-guard/reminder`),
+ * resets an agent's chain on a user prompt, and drops it when the agent is
+ * disposed. Throws on an invalid config.
  */
 export declare function apply(ctx: Context, config: Config): void
 
@@ -63,8 +103,19 @@ export declare class RepeatToolGuard {
    * `null`. `args` is the call's arguments as the loop parsed them (or the
    * raw string when their JSON was malformed). Throws for arguments with no
    * JSON form (a `TypeError` naming the problem); the chain is then unchanged.
+   *
+   * `result`, the tool's result (`{ content, isError }`, as `tools/post-execute`
+   * receives it), matters only with `sameResultOnly`: the call then extends the
+   * run only when its canonical `{ content, isError }` also equals the previous
+   * call's. `undefined` or `null` is "no result", a value of its own. Without
+   * `sameResultOnly` it is never read.
    */
-  observe(agentId: string, toolName: string, args: unknown): Reminder | null
+  observe(agentId: string, toolName: string, args: unknown, result?: ToolResult | null): Reminder | null
+  /**
+   * Counts since the guard was made: tracked calls observed, reminders
+   * returned, and reminders per tier. Per guard, not per agent; `clear()` keeps them.
+   */
+  stats(): GuardStats
   /** A user prompt: the agent's chain starts over. Unknown ids are ignored. */
   reset(agentId: string): void
   /** The agent is gone: its chain state is dropped. Unknown ids are ignored. */
@@ -85,12 +136,31 @@ export declare class RepeatToolGuard {
  */
 export declare function canonicalize(args: unknown): string
 
+/** Counts since the guard was made (`clear()` keeps them). */
+export interface GuardStats {
+  /** Tracked calls counted into a chain. */
+  observed: number
+  /** Reminders returned, every tier. */
+  reminders: number
+  /** `gentle` reminders returned. */
+  gentle: number
+  /** `detailed` reminders returned. */
+  detailed: number
+  /** `cycle` reminders returned. */
+  cycle: number
+}
+
 /** A reminder due for the call just observed. */
 export interface Reminder {
-  /** `gentle` at the first threshold, `detailed` at every later one. */
-  tier: 'gentle' | 'detailed'
-  /** The run length that reached the threshold. */
+  /**
+   * `gentle` at the first threshold, `detailed` at every later one (and,
+   * with `repeatEvery`, past the last); `cycle` for a repeated block of calls (`cycles`).
+   */
+  tier: 'gentle' | 'detailed' | 'cycle'
+  /** The run length that reached the threshold; for `cycle`, the block's repetitions. */
   count: number
-  /** The text the model reads, exactly as the reference plugin words it. */
+  /** The text the model reads, exactly as the reference plugin words it (for `gentle` and `detailed`). */
   text: string
+  /** Only for `cycle`: the repeated block's tools, in call order. */
+  tools?: Array<string>
 }

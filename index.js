@@ -22,15 +22,24 @@ export const Config = Schema.object({
   include: Schema.any().description('Tool-name patterns to track; empty means all (default []).'),
   exclude: Schema.any().description('Tool-name patterns transparent to the chain (default []).'),
   argumentsPreviewChars: Schema.any().description('Cap on arguments quoted in the detailed reminder (default 500).'),
+  // Opt-in (issue 7): absent means off, and the plugin behaves exactly as the reference.
+  cycles: Schema.any().description('Opt-in: remind once when a block of 2 to 5 calls repeats back to back, { maxPeriod: 2..5, repeats: >= 2 } (default off).'),
+  sameResultOnly: Schema.any().description('Opt-in: a call extends the run only when its result (content and isError) also equals the previous call\'s (default false).'),
+  overrides: Schema.any().description('Opt-in: per-tool thresholds, [{ tools: patterns, thresholds }]; the first matching entry wins (default []).'),
+  repeatEvery: Schema.any().description('Opt-in: past the last threshold, a detailed reminder every this many further calls of the run (default off).'),
 })
+
+/** The event emitted for every reminder the plugin delivers: `{ agent, tool, count, tier }`. */
+export const REMINDER_EVENT = 'repeat-tool-guard/reminder'
 
 /** Puts `reminder` first among the downstream decision's contexts, keeping everything else. */
 function foldReminder(downstream, reminder) {
   return { ...downstream, additionalContexts: [reminder, ...(downstream.additionalContexts ?? [])] }
 }
 
-async function withReminder(next, reminder) {
-  return foldReminder(await next(), reminder)
+/** The reminder's source summary: `grep × 3`, or for a cycle its block, `(read, grep) × 2`. */
+function summaryOf(tool, reminder) {
+  return reminder.tier === 'cycle' ? `(${reminder.tools.join(', ')}) × ${reminder.count}` : `${tool} × ${reminder.count}`
 }
 
 // Tool names whose tracked-ness is known. Names come from the agent's tool registry, so there are
@@ -47,6 +56,8 @@ export function guardOf(ctx) {
 export function apply(ctx, config) {
   const guard = new RepeatToolGuard(config)
   const handle = guard.__handle()
+  // Validated by the constructor: true only when explicitly enabled.
+  const sameResultOnly = config?.sameResultOnly === true
   guards.set(ctx, guard)
   const logger = ctx.logger(name)
   const tracked = new Map()
@@ -62,11 +73,13 @@ export function apply(ctx, config) {
   }
 
   /** Counts the call and returns the reminder due, if any; never throws. */
-  function observe(exec) {
+  function observe(exec, result) {
     try {
       const tool = exec.name
       if (!isTracked(tool)) return null
       const id = exec.agent.id
+      // Results are compared only when asked for; they cross into Rust through the class.
+      if (sameResultOnly) return guard.observe(id, tool, exec.arguments, result)
       const chars = typeof id === 'string' ? encode(exec.arguments) : undefined
       // Not plain parsed JSON (or an odd id): the class path, which applies JSON's rules exactly.
       if (chars === undefined) return guard.observe(id, tool, exec.arguments)
@@ -87,14 +100,37 @@ export function apply(ctx, config) {
     }
   }
 
+  /**
+   * Tells `repeat-tool-guard/reminder` listeners about a delivered reminder. Each listener runs
+   * now, in order, isolated from the others (`ctx.parallel`, which calls them synchronously and
+   * collects their failures); a throwing or rejecting listener is logged and never reaches the tool call.
+   */
+  function announce(exec, reminder) {
+    try {
+      ctx.parallel(REMINDER_EVENT, { agent: exec.agent.id, tool: exec.name, count: reminder.count, tier: reminder.tier })
+        .catch((error) => {
+          const reasons = error?.errors ?? [error]
+          logger.warn('a %s listener failed: %s', REMINDER_EVENT, reasons.map((reason) => reason?.message ?? reason).join('; '))
+        })
+    } catch (error) {
+      logger.warn('could not emit %s: %s', REMINDER_EVENT, error?.message ?? error)
+    }
+  }
+
+  async function deliver(exec, reminder, message, next) {
+    const decision = foldReminder(await next(), message)
+    announce(exec, reminder)
+    return decision
+  }
+
   // Observed before `next()`, like the reference, so the count is right whatever runs downstream.
-  ctx.on('tools/post-execute', (exec, _result, next) => {
-    const reminder = exec.agent ? observe(exec) : null
+  ctx.on('tools/post-execute', (exec, result, next) => {
+    const reminder = exec.agent ? observe(exec, result) : null
     if (!reminder) return next()
-    return withReminder(next, createUserMessage({
+    return deliver(exec, reminder, createUserMessage({
       content: [{ type: 'text', text: reminder.text }],
-      source: { kind: 'plugin', plugin: name, form: 'notice', summary: `${exec.name} × ${reminder.count}` },
-    }))
+      source: { kind: 'plugin', plugin: name, form: 'notice', summary: summaryOf(exec.name, reminder) },
+    }), next)
   })
 
   ctx.on('agent/pre-step', ({ agent, messages }, next) => {

@@ -7,6 +7,8 @@ export function listenersOf(plugin, config) {
     on: (event, fn) => { listeners[event] = fn },
     logger: () => ({ warn: () => {} }),
     effect: (execute) => execute(),
+    // The plugin announces each delivered reminder (repeat-tool-guard/reminder); nobody listens here.
+    parallel: () => Promise.resolve(),
   }
   plugin.apply(ctx, plugin.Config(config))
   return listeners

@@ -6,13 +6,14 @@ mod deep_json;
 mod fast;
 mod js;
 mod registry;
+mod result;
 
 use napi::bindgen_prelude::{Env, Object, Unknown, Utf16String};
 use napi::sys::{self, napi_value};
 use napi::{JsValue, Result};
 use napi_derive::napi;
 use repeat_tool_guard_core::{
-    CanonicalError, ConfigError, Guard, GuardConfig, RawConfig, RawValue,
+    CanonicalError, ConfigError, Guard, GuardConfig, RawConfig, RawValue, Tier,
 };
 
 use js::{ErrorClass, Js, Kind};
@@ -42,6 +43,7 @@ fn raw_value(js: Js, value: napi_value, list_level: bool) -> Result<RawValue> {
     Ok(match kind {
         Kind::Undefined => RawValue::Missing,
         Kind::Number => RawValue::Number(js.number(value)?),
+        Kind::Boolean => RawValue::Bool(js.boolean(value)?),
         Kind::String => RawValue::String(String::from_utf16_lossy(&js.utf16(value)?)),
         Kind::Object if list_level && js.is_array(value)? => {
             let items = (0..js.array_length(value)?)
@@ -61,6 +63,33 @@ fn raw_value(js: Js, value: napi_value, list_level: bool) -> Result<RawValue> {
             }
         }
     })
+}
+
+/// Reads a value the config expects to be an object with `fields` (each read
+/// as a config value, arrays as lists); anything else is read as a plain value.
+fn raw_object(js: Js, value: napi_value, fields: &[&std::ffi::CStr]) -> Result<RawValue> {
+    if js.kind(value)? != Kind::Object || js.is_array(value)? {
+        return raw_value(js, value, false);
+    }
+    let fields = fields
+        .iter()
+        .map(|name| {
+            let field = raw_value(js, js.named(value, name)?, true)?;
+            Ok((name.to_string_lossy().into_owned(), field))
+        })
+        .collect::<Result<_>>()?;
+    Ok(RawValue::Object(fields))
+}
+
+/// `overrides`: a list of `{ tools, thresholds }` objects.
+fn raw_overrides(js: Js, value: napi_value) -> Result<RawValue> {
+    if js.kind(value)? != Kind::Object || !js.is_array(value)? {
+        return raw_value(js, value, false);
+    }
+    let entries = (0..js.array_length(value)?)
+        .map(|index| raw_object(js, js.element(value, index)?, &[c"tools", c"thresholds"]))
+        .collect::<Result<_>>()?;
+    Ok(RawValue::List(entries))
 }
 
 fn raw_config(js: Js, config: Option<napi_value>) -> Result<RawConfig> {
@@ -89,19 +118,30 @@ fn raw_config(js: Js, config: Option<napi_value>) -> Result<RawConfig> {
         include: field(c"include")?,
         exclude: field(c"exclude")?,
         arguments_preview_chars: field(c"argumentsPreviewChars")?,
+        cycles: raw_object(
+            js,
+            js.named(config, c"cycles")?,
+            &[c"maxPeriod", c"repeats"],
+        )?,
+        same_result_only: field(c"sameResultOnly")?,
+        overrides: raw_overrides(js, js.named(config, c"overrides")?)?,
+        repeat_every: field(c"repeatEvery")?,
     })
 }
 
 /// A reminder due for the call just observed.
 #[napi(object)]
 pub struct Reminder {
-    /// `gentle` at the first threshold, `detailed` at every later one.
-    #[napi(ts_type = "'gentle' | 'detailed'")]
+    /// `gentle` at the first threshold, `detailed` at every later one (and,
+    /// with `repeatEvery`, past the last); `cycle` for a repeated block of calls (`cycles`).
+    #[napi(ts_type = "'gentle' | 'detailed' | 'cycle'")]
     pub tier: String,
-    /// The run length that reached the threshold.
+    /// The run length that reached the threshold; for `cycle`, the block's repetitions.
     pub count: f64,
-    /// The text the model reads, exactly as the reference plugin words it.
+    /// The text the model reads, exactly as the reference plugin words it (for `gentle` and `detailed`).
     pub text: Utf16String,
+    /// Only for `cycle`: the repeated block's tools, in call order.
+    pub tools: Option<Vec<String>>,
 }
 
 impl From<repeat_tool_guard_core::Reminder> for Reminder {
@@ -110,8 +150,24 @@ impl From<repeat_tool_guard_core::Reminder> for Reminder {
             tier: reminder.tier.as_str().to_owned(),
             count: reminder.count as f64,
             text: reminder.text.into(),
+            tools: (reminder.tier == Tier::Cycle).then_some(reminder.tools),
         }
     }
+}
+
+/// Counts since the guard was made (`clear()` keeps them).
+#[napi(object)]
+pub struct GuardStats {
+    /// Tracked calls counted into a chain.
+    pub observed: f64,
+    /// Reminders returned, every tier.
+    pub reminders: f64,
+    /// `gentle` reminders returned.
+    pub gentle: f64,
+    /// `detailed` reminders returned.
+    pub detailed: f64,
+    /// `cycle` reminders returned.
+    pub cycle: f64,
 }
 
 /// Counts runs of identical tool calls per agent and says when to remind the model.
@@ -155,26 +211,63 @@ impl RepeatToolGuard {
     /// `null`. `args` is the call's arguments as the loop parsed them (or the
     /// raw string when their JSON was malformed). Throws for arguments with no
     /// JSON form (a `TypeError` naming the problem); the chain is then unchanged.
-    #[napi(ts_args_type = "agentId: string, toolName: string, args: unknown")]
+    ///
+    /// `result`, the tool's result (`{ content, isError }`, as `tools/post-execute`
+    /// receives it), matters only with `sameResultOnly`: the call then extends the
+    /// run only when its canonical `{ content, isError }` also equals the previous
+    /// call's. `undefined` or `null` is "no result", a value of its own. Without
+    /// `sameResultOnly` it is never read.
+    #[napi(
+        ts_args_type = "agentId: string, toolName: string, args: unknown, result?: ToolResult | null"
+    )]
     pub fn observe(
         &self,
         env: Env,
         agent_id: String,
         tool_name: String,
         args: Unknown,
+        result: Option<Unknown>,
     ) -> Result<Option<Reminder>> {
         let js = Js { env: env.raw() };
-        if !self.with(js, |guard| guard.is_tracked(&tool_name))? {
+        let (tracked, same_result_only) = self.with(js, |guard| {
+            (guard.is_tracked(&tool_name), guard.same_result_only())
+        })?;
+        if !tracked {
             return Ok(None);
         }
         // Reading may run JavaScript (toJSON, getters): done before the guard is borrowed.
         let text = arguments::read(js, args.raw())?;
+        let result = match result {
+            Some(value) if same_result_only => result::read(js, value.raw())?,
+            _ => None,
+        };
         let reminder = self
             .with(js, |guard| {
-                guard.observe_tracked(&agent_id, &tool_name, text.as_arguments())
+                guard.observe_tracked_with_result(
+                    &agent_id,
+                    &tool_name,
+                    text.as_arguments(),
+                    result.as_ref().map(|r| r.as_arguments()),
+                )
             })?
             .map_err(|e| map_canonical_error(js, e))?;
         Ok(reminder.map(Reminder::from))
+    }
+
+    /// Counts since the guard was made: tracked calls observed, reminders
+    /// returned, and reminders per tier. Per guard, not per agent; `clear()` keeps them.
+    #[napi]
+    pub fn stats(&self, env: Env) -> Result<GuardStats> {
+        self.with(Js { env: env.raw() }, |guard| {
+            let stats = guard.stats();
+            GuardStats {
+                observed: stats.observed as f64,
+                reminders: stats.reminders as f64,
+                gentle: stats.gentle as f64,
+                detailed: stats.detailed as f64,
+                cycle: stats.cycle as f64,
+            }
+        })
     }
 
     /// A user prompt: the agent's chain starts over. Unknown ids are ignored.

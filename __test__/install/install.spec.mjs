@@ -165,7 +165,7 @@ function checkDirect(t, node, label) {
   const esmOut = JSON.parse(run(direct(label), `direct-${label}.mjs`))
   t.log(`${label}: Node ${esmOut.node}`)
   t.true(esmOut.same, 'require() and import give the same module (Node loads the ES module for require)')
-  t.deepEqual(esmOut.exports, ['Config', 'RepeatToolGuard', '__napiBindingTarget', 'apply', 'canonicalize', 'guardOf', 'name'])
+  t.deepEqual(esmOut.exports, ['Config', 'REMINDER_EVENT', 'RepeatToolGuard', '__napiBindingTarget', 'apply', 'canonicalize', 'guardOf', 'name'])
   t.is(esmOut.loadedFrom, pathToFileURL(join(app, 'node_modules', pkg.name, 'index.js')).href)
   t.is(esmOut.binary, join(app, 'node_modules', `${pkg.name}-${host.platform}`, `${pkg.napi.binaryName}.${host.platform}.node`))
   t.is(esmOut.target, 'native')
@@ -238,7 +238,7 @@ test.serial('a TypeScript consumer typechecks against index.d.ts (tsc --noEmit, 
   writeFileSync(join(app, 'consumer.ts'), `
 import type { Context } from '@deepseek-ai/cordis'
 import * as plugin from '${pkg.name}'
-import { RepeatToolGuard, canonicalize, guardOf, name, apply, Config } from '${pkg.name}'
+import { RepeatToolGuard, canonicalize, guardOf, name, apply, Config, REMINDER_EVENT, type ReminderEvent } from '${pkg.name}'
 
 const pluginName: 'repeat-tool-guard' = name
 const config: Config = { thresholds: [3, 5, 8], include: [], exclude: ['todo_write'], argumentsPreviewChars: 500 }
@@ -250,11 +250,26 @@ export function install(ctx: Context): RepeatToolGuard | undefined {
 const guard = new RepeatToolGuard({ thresholds: [3, 5] })
 const reminder = guard.observe('agent-1', 'grep', { q: 'x' })
 if (reminder) {
-  const tier: 'gentle' | 'detailed' = reminder.tier
+  const tier: 'gentle' | 'detailed' | 'cycle' = reminder.tier
   const text: string = reminder.text
   const count: number = reminder.count
-  console.log(tier, text, count)
+  const block: string[] | undefined = reminder.tools
+  console.log(tier, text, count, block)
 }
+// The opt-in keys (issue 7), a result for sameResultOnly, stats() and the reminder event.
+const optIn: Config = { cycles: { maxPeriod: 3, repeats: 3 }, sameResultOnly: true, overrides: [{ tools: ['poll_*'], thresholds: [6, 10] }], repeatEvery: 4 }
+const featured = new RepeatToolGuard(optIn)
+featured.observe('agent-1', 'poll_status', {}, { content: [{ type: 'text', text: 'done' }], isError: false })
+const stats: { observed: number, reminders: number, gentle: number, detailed: number, cycle: number } = featured.stats()
+console.log(stats, REMINDER_EVENT)
+export function listen(ctx: Context): void {
+  ctx.on('repeat-tool-guard/reminder', (event) => {
+    const payload: ReminderEvent = event
+    console.log(payload.agent, payload.tool, payload.count, payload.tier)
+  })
+}
+// @ts-expect-error maxPeriod is a number
+new RepeatToolGuard({ cycles: { maxPeriod: '3', repeats: 2 } })
 guard.reset('agent-1')
 guard.dispose('agent-1')
 const canonical: string = canonicalize({ b: 1, a: [2] })

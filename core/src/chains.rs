@@ -1,13 +1,36 @@
-//! Per-agent chains of identical calls: each agent's last call key and run length.
+//! Per-agent chains of identical calls: each agent's last call key and run
+//! length, and, only when an opt-in feature needs them, the last result's
+//! digest and the recent calls that cycles look at.
 
 use std::collections::HashMap;
 
+use crate::cycles::{CycleConfig, CycleHit, CycleTracker};
 use crate::digest::CallKey;
 
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 struct Chain {
     key: CallKey,
     run: u64,
+    /// `None` unless [`Chains::advance_extended`] was used (an opt-in feature is on).
+    extra: Option<Box<Extra>>,
+}
+
+/// What the opt-in features keep per agent; bounded, never argument text.
+#[derive(Debug, Clone, Default)]
+struct Extra {
+    /// The last call's result digest (`sameResultOnly`); `None`: no result given, or not compared.
+    result: Option<CallKey>,
+    cycles: Option<CycleTracker>,
+}
+
+/// One tracked call as the opt-in features see it.
+pub struct Step<'a> {
+    pub key: CallKey,
+    /// The result digest to compare (`sameResultOnly`), `None` when no result was given or when
+    /// results are not compared: two `None`s are equal.
+    pub result: Option<CallKey>,
+    pub tool: &'a str,
+    pub cycles: Option<&'a CycleConfig>,
 }
 
 /// Every agent's current run.
@@ -28,9 +51,55 @@ impl Chains {
             chain.key = key;
             return chain.run;
         }
-        self.by_agent
-            .insert(agent.to_owned(), Chain { key, run: 1 });
+        self.by_agent.insert(
+            agent.to_owned(),
+            Chain {
+                key,
+                run: 1,
+                extra: None,
+            },
+        );
         1
+    }
+
+    /// [`Chains::advance`] with the opt-in features: the run grows only while
+    /// both key and result repeat, and the call goes to the agent's cycle
+    /// tracker (keys only). Returns the run length and the cycle it completes.
+    // `CallKey` is treated as opaque (`Eq + Clone`), so it is cloned even while it is `Copy`.
+    #[allow(clippy::clone_on_copy)]
+    pub fn advance_extended(&mut self, agent: &str, step: Step<'_>) -> (u64, Option<CycleHit>) {
+        let Step {
+            key,
+            result,
+            tool,
+            cycles,
+        } = step;
+        let chain = match self.by_agent.get_mut(agent) {
+            Some(chain) => {
+                let extra = chain.extra.get_or_insert_with(Default::default);
+                chain.run = if chain.key == key && extra.result == result {
+                    chain.run.saturating_add(1)
+                } else {
+                    1
+                };
+                chain
+            }
+            None => self.by_agent.entry(agent.to_owned()).or_insert(Chain {
+                key: key.clone(),
+                run: 1,
+                extra: None,
+            }),
+        };
+        let extra = chain.extra.get_or_insert_with(Default::default);
+        extra.result = result;
+        let hit = cycles.and_then(|config| {
+            extra
+                .cycles
+                .get_or_insert_with(|| CycleTracker::new(config))
+                .push(&key, tool, config)
+        });
+        chain.key = key;
+        (chain.run, hit)
     }
 
     /// Drops an agent's chain; its next tracked call starts a new run.
@@ -73,5 +142,62 @@ mod tests {
         assert_eq!(chains.len(), 1);
         chains.forget("unknown");
         assert_eq!(chains.advance("y", a), 1);
+    }
+
+    fn step<'a>(
+        key: CallKey,
+        result: Option<CallKey>,
+        cycles: Option<&'a CycleConfig>,
+    ) -> Step<'a> {
+        Step {
+            key,
+            result,
+            tool: "t",
+            cycles,
+        }
+    }
+
+    #[test]
+    #[allow(clippy::clone_on_copy)]
+    fn extended_runs_need_the_same_result_too() {
+        let mut chains = Chains::default();
+        let (a, r1, r2) = (key("t", "1"), key("", "1"), key("", "2"));
+        let run = |chains: &mut Chains, result: Option<CallKey>| {
+            chains
+                .advance_extended("x", step(a.clone(), result, None))
+                .0
+        };
+        assert_eq!(run(&mut chains, Some(r1)), 1);
+        assert_eq!(run(&mut chains, Some(r1)), 2);
+        assert_eq!(
+            run(&mut chains, Some(r2)),
+            1,
+            "a new result restarts the run"
+        );
+        assert_eq!(run(&mut chains, Some(r2)), 2);
+        assert_eq!(run(&mut chains, None), 1, "no result is a value of its own");
+        assert_eq!(run(&mut chains, None), 2);
+        chains.forget("x");
+        assert!(chains.is_empty());
+    }
+
+    #[test]
+    #[allow(clippy::clone_on_copy)]
+    fn extended_feeds_cycles_by_key_only() {
+        let mut chains = Chains::default();
+        let config = CycleConfig::new(2, 2.0);
+        let (a, b) = (key("t", "1"), key("t", "2"));
+        let hits: Vec<_> = [a.clone(), b.clone(), a, b]
+            .into_iter()
+            .enumerate()
+            .map(|(i, k)| {
+                let result = Some(key("", &i.to_string()));
+                chains
+                    .advance_extended("x", step(k, result, Some(&config)))
+                    .1
+            })
+            .collect();
+        assert_eq!(hits.iter().filter(|h| h.is_some()).count(), 1);
+        assert_eq!(hits[3].as_ref().map(|h| h.repeats), Some(2));
     }
 }

@@ -1,8 +1,10 @@
 //! Configuration: the user's values as JavaScript gave them, validated in the
 //! documented order (first failure wins), with defaults only for absent keys.
 
+use crate::cycles::CycleConfig;
 use crate::error::ConfigError;
 use crate::number::js_number_to_string;
+use crate::overrides::{Override, Overrides};
 use crate::patterns::ToolFilter;
 
 /// A config value as the binding read it from JavaScript, one level deep.
@@ -12,7 +14,11 @@ pub enum RawValue {
     Missing,
     Number(f64),
     String(String),
+    Bool(bool),
     List(Vec<RawValue>),
+    /// A plain object, read only where the config expects one (`cycles`, an
+    /// `overrides` entry): the named fields the guard knows, in order.
+    Object(Vec<(String, RawValue)>),
     /// Anything else; `shown` is `String(v)`, `kind` what a message calls it (`null`, `object`, …).
     Other {
         shown: String,
@@ -27,6 +33,7 @@ impl RawValue {
             RawValue::Missing => "undefined".into(),
             RawValue::Number(n) => js_number_to_string(*n),
             RawValue::String(s) => s.clone(),
+            RawValue::Bool(b) => b.to_string(),
             RawValue::List(items) => items
                 .iter()
                 .map(|item| match item {
@@ -37,6 +44,7 @@ impl RawValue {
                 })
                 .collect::<Vec<_>>()
                 .join(","),
+            RawValue::Object(_) => "[object Object]".into(),
             RawValue::Other { shown, .. } => shown.clone(),
         }
     }
@@ -47,19 +55,41 @@ impl RawValue {
             RawValue::Missing => "undefined".into(),
             RawValue::Number(_) => "number".into(),
             RawValue::String(_) => "string".into(),
+            RawValue::Bool(_) => "boolean".into(),
             RawValue::List(_) => "array".into(),
+            RawValue::Object(_) => "object".into(),
             RawValue::Other { kind, .. } => kind.clone(),
         }
     }
 }
 
-/// The four user settings, before validation.
+impl RawValue {
+    /// A field of an [`RawValue::Object`]; `Missing` when absent.
+    fn field(&self, name: &str) -> &RawValue {
+        match self {
+            RawValue::Object(fields) => fields
+                .iter()
+                .find(|(key, _)| key == name)
+                .map_or(&RawValue::Missing, |(_, value)| value),
+            _ => &RawValue::Missing,
+        }
+    }
+}
+
+/// The user settings, before validation: the reference's four, then the
+/// opt-in ones (issue 7), each `Missing` (off) unless given.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RawConfig {
     pub thresholds: RawValue,
     pub include: RawValue,
     pub exclude: RawValue,
     pub arguments_preview_chars: RawValue,
+    /// `{ maxPeriod, repeats }`: an [`RawValue::Object`] with those fields.
+    pub cycles: RawValue,
+    pub same_result_only: RawValue,
+    /// A list of [`RawValue::Object`]s with `tools` and `thresholds`.
+    pub overrides: RawValue,
+    pub repeat_every: RawValue,
 }
 
 impl Default for RawConfig {
@@ -69,6 +99,10 @@ impl Default for RawConfig {
             include: RawValue::Missing,
             exclude: RawValue::Missing,
             arguments_preview_chars: RawValue::Missing,
+            cycles: RawValue::Missing,
+            same_result_only: RawValue::Missing,
+            overrides: RawValue::Missing,
+            repeat_every: RawValue::Missing,
         }
     }
 }
@@ -84,19 +118,47 @@ pub struct GuardConfig {
     pub filter: ToolFilter,
     /// UTF-16 code units of canonical arguments quoted in a detailed reminder.
     pub preview_chars: usize,
+    /// Opt-in: cycle detection (`None`: off).
+    pub cycles: Option<CycleConfig>,
+    /// Opt-in: a call extends the run only when its result also equals the previous one's.
+    pub same_result_only: bool,
+    /// Opt-in: per-tool thresholds (empty: every tool uses `thresholds`).
+    pub overrides: Overrides,
+    /// Opt-in: past the last threshold, a detailed reminder every this many calls
+    /// (`None`: silent past the last threshold, as the reference). An integer >= 1.
+    pub repeat_every: Option<f64>,
 }
 
 impl GuardConfig {
+    /// Validates in the documented order: the reference's keys first (so their
+    /// messages win exactly as before), then `cycles`, `sameResultOnly`,
+    /// `overrides`, `repeatEvery`.
     pub fn from_raw(raw: &RawConfig) -> Result<Self, ConfigError> {
-        let thresholds = thresholds(&raw.thresholds)?;
+        let thresholds = thresholds("thresholds", &raw.thresholds)?;
         let preview_chars = preview_chars(&raw.arguments_preview_chars)?;
         let include = patterns("include", &raw.include)?;
         let exclude = patterns("exclude", &raw.exclude)?;
+        let cycles = cycles(&raw.cycles)?;
+        let same_result_only = boolean("sameResultOnly", &raw.same_result_only)?;
+        let overrides = overrides(&raw.overrides)?;
+        let repeat_every = repeat_every(&raw.repeat_every)?;
         Ok(Self {
             thresholds,
             filter: ToolFilter::new(&include, &exclude),
             preview_chars,
+            cycles,
+            same_result_only,
+            overrides: Overrides::new(overrides),
+            repeat_every,
         })
+    }
+
+    /// Whether any opt-in feature is on; when none is, the guard runs the reference's path alone.
+    pub fn has_extensions(&self) -> bool {
+        self.cycles.is_some()
+            || self.same_result_only
+            || !self.overrides.is_empty()
+            || self.repeat_every.is_some()
     }
 }
 
@@ -104,19 +166,20 @@ fn is_integer_at_least(value: f64, min: f64) -> bool {
     value.is_finite() && value.fract() == 0.0 && value >= min
 }
 
-fn thresholds(raw: &RawValue) -> Result<Vec<f64>, ConfigError> {
+/// A thresholds list (the global one, or an override's, named by `field`).
+fn thresholds(field: &str, raw: &RawValue) -> Result<Vec<f64>, ConfigError> {
     let items = match raw {
-        RawValue::Missing => return Ok(DEFAULT_THRESHOLDS.to_vec()),
+        RawValue::Missing if field == "thresholds" => return Ok(DEFAULT_THRESHOLDS.to_vec()),
         RawValue::List(items) => items,
         other => {
             return Err(ConfigError::NotAList {
-                field: "thresholds",
+                field: field.to_owned(),
                 got: other.kind(),
             })
         }
     };
     if items.is_empty() {
-        return Err(ConfigError::EmptyThresholds);
+        return Err(ConfigError::EmptyThresholds(field.to_owned()));
     }
     let mut values = Vec::with_capacity(items.len());
     for item in items {
@@ -127,7 +190,7 @@ fn thresholds(raw: &RawValue) -> Result<Vec<f64>, ConfigError> {
     }
     values.sort_by(f64::total_cmp);
     if values.windows(2).any(|pair| pair.first() == pair.last()) {
-        return Err(ConfigError::DuplicateThresholds);
+        return Err(ConfigError::DuplicateThresholds(field.to_owned()));
     }
     Ok(values)
 }
@@ -141,13 +204,13 @@ fn preview_chars(raw: &RawValue) -> Result<usize, ConfigError> {
     }
 }
 
-fn patterns(field: &'static str, raw: &RawValue) -> Result<Vec<String>, ConfigError> {
+fn patterns(field: &str, raw: &RawValue) -> Result<Vec<String>, ConfigError> {
     let items = match raw {
         RawValue::Missing => return Ok(Vec::new()),
         RawValue::List(items) => items,
         other => {
             return Err(ConfigError::NotAList {
-                field,
+                field: field.to_owned(),
                 got: other.kind(),
             })
         }
@@ -158,12 +221,97 @@ fn patterns(field: &'static str, raw: &RawValue) -> Result<Vec<String>, ConfigEr
         .map(|(index, item)| match item {
             RawValue::String(pattern) => Ok(pattern.clone()),
             other => Err(ConfigError::NotAString {
-                field,
+                field: field.to_owned(),
                 index,
                 got: other.kind(),
             }),
         })
         .collect()
+}
+
+/// `cycles: { maxPeriod, repeats }`: both required once the key is given.
+fn cycles(raw: &RawValue) -> Result<Option<CycleConfig>, ConfigError> {
+    match raw {
+        RawValue::Missing => return Ok(None),
+        RawValue::Object(_) => {}
+        other => {
+            return Err(ConfigError::NotAnObjectField {
+                field: "cycles".to_owned(),
+                got: other.kind(),
+            })
+        }
+    }
+    let max_period = match raw.field("maxPeriod") {
+        RawValue::Number(n) if is_integer_at_least(*n, 2.0) && *n <= 5.0 => *n as usize,
+        other => return Err(ConfigError::InvalidMaxPeriod(other.shown())),
+    };
+    let repeats = match raw.field("repeats") {
+        RawValue::Number(n) if is_integer_at_least(*n, 2.0) => *n,
+        other => return Err(ConfigError::InvalidRepeats(other.shown())),
+    };
+    Ok(Some(CycleConfig::new(max_period, repeats)))
+}
+
+fn boolean(field: &str, raw: &RawValue) -> Result<bool, ConfigError> {
+    match raw {
+        RawValue::Missing => Ok(false),
+        RawValue::Bool(b) => Ok(*b),
+        other => Err(ConfigError::NotABoolean {
+            field: field.to_owned(),
+            got: other.kind(),
+        }),
+    }
+}
+
+/// `overrides: [{ tools, thresholds }]`, entry by entry, `tools` before `thresholds`.
+fn overrides(raw: &RawValue) -> Result<Vec<Override>, ConfigError> {
+    let items = match raw {
+        RawValue::Missing => return Ok(Vec::new()),
+        RawValue::List(items) => items,
+        other => {
+            return Err(ConfigError::NotAList {
+                field: "overrides".to_owned(),
+                got: other.kind(),
+            })
+        }
+    };
+    items
+        .iter()
+        .enumerate()
+        .map(|(index, entry)| {
+            let at = format!("overrides[{index}]");
+            if !matches!(entry, RawValue::Object(_)) {
+                return Err(ConfigError::NotAnObjectField {
+                    field: at,
+                    got: entry.kind(),
+                });
+            }
+            let tools_field = format!("{at}.tools");
+            let tools = match entry.field("tools") {
+                // Absent is not "no patterns": every entry must name its tools.
+                RawValue::Missing => {
+                    return Err(ConfigError::NotAList {
+                        field: tools_field,
+                        got: "undefined".to_owned(),
+                    })
+                }
+                value => patterns(&tools_field, value)?,
+            };
+            if tools.is_empty() {
+                return Err(ConfigError::EmptyTools(tools_field));
+            }
+            let thresholds = thresholds(&format!("{at}.thresholds"), entry.field("thresholds"))?;
+            Ok(Override { tools, thresholds })
+        })
+        .collect()
+}
+
+fn repeat_every(raw: &RawValue) -> Result<Option<f64>, ConfigError> {
+    match raw {
+        RawValue::Missing => Ok(None),
+        RawValue::Number(n) if is_integer_at_least(*n, 1.0) => Ok(Some(*n)),
+        other => Err(ConfigError::InvalidRepeatEvery(other.shown())),
+    }
 }
 
 #[cfg(test)]
@@ -294,5 +442,288 @@ mod tests {
             e.to_string(),
             "repeat-tool-guard: `exclude[1]` must be a string, got number"
         );
+    }
+
+    fn obj(fields: &[(&str, RawValue)]) -> RawValue {
+        Object(
+            fields
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.clone()))
+                .collect(),
+        )
+    }
+
+    fn null() -> RawValue {
+        Other {
+            shown: "null".into(),
+            kind: "null".into(),
+        }
+    }
+
+    fn failure(raw: RawConfig) -> (std::string::String, bool) {
+        let e = GuardConfig::from_raw(&raw).unwrap_err();
+        (e.to_string(), e.is_type_error())
+    }
+
+    #[test]
+    fn opt_in_keys_default_to_off() {
+        let config = GuardConfig::from_raw(&RawConfig::default()).unwrap();
+        assert!(config.cycles.is_none());
+        assert!(!config.same_result_only);
+        assert!(config.overrides.is_empty());
+        assert!(config.repeat_every.is_none());
+        assert!(!config.has_extensions());
+    }
+
+    #[test]
+    fn cycles_messages() {
+        let c = |cycles| {
+            failure(RawConfig {
+                cycles,
+                ..Default::default()
+            })
+        };
+        for (bad, got) in [
+            (null(), "null"),
+            (Number(2.0), "number"),
+            (List(vec![]), "array"),
+            (Bool(true), "boolean"),
+        ] {
+            assert_eq!(
+                c(bad),
+                (
+                    format!("repeat-tool-guard: `cycles` must be an object, got {got}"),
+                    true
+                )
+            );
+        }
+        let max = |v: RawValue| obj(&[("maxPeriod", v), ("repeats", Number(2.0))]);
+        for (bad, shown) in [
+            (Number(1.0), "1"),
+            (Number(6.0), "6"),
+            (Number(2.5), "2.5"),
+            (Number(f64::NAN), "NaN"),
+            (String("3".into()), "3"),
+            (null(), "null"),
+            (Missing, "undefined"),
+        ] {
+            assert_eq!(c(max(bad)), (format!("repeat-tool-guard: invalid cycles.maxPeriod {shown} — must be an integer from 2 to 5"), false));
+        }
+        let rep = |v: RawValue| obj(&[("maxPeriod", Number(5.0)), ("repeats", v)]);
+        for (bad, shown) in [
+            (Number(1.0), "1"),
+            (Number(0.0), "0"),
+            (Number(2.5), "2.5"),
+            (Number(f64::INFINITY), "Infinity"),
+            (Missing, "undefined"),
+            (Bool(true), "true"),
+        ] {
+            assert_eq!(c(rep(bad)), (format!("repeat-tool-guard: invalid cycles.repeats {shown} — must be an integer >= 2"), false));
+        }
+        let ok = GuardConfig::from_raw(&RawConfig {
+            cycles: obj(&[
+                ("maxPeriod", Number(2.0)),
+                ("repeats", Number(1e21)),
+                ("other", null()),
+            ]),
+            ..Default::default()
+        })
+        .unwrap();
+        assert_eq!(ok.cycles, Some(CycleConfig::new(2, 1e21)));
+    }
+
+    #[test]
+    fn same_result_only_and_repeat_every_messages() {
+        for (bad, got) in [
+            (null(), "null"),
+            (String("true".into()), "string"),
+            (Number(1.0), "number"),
+        ] {
+            assert_eq!(
+                failure(RawConfig {
+                    same_result_only: bad,
+                    ..Default::default()
+                }),
+                (
+                    format!("repeat-tool-guard: `sameResultOnly` must be a boolean, got {got}"),
+                    true
+                )
+            );
+        }
+        for (bad, shown) in [
+            (Number(0.0), "0"),
+            (Number(1.5), "1.5"),
+            (Number(-1.0), "-1"),
+            (String("4".into()), "4"),
+            (null(), "null"),
+            (Bool(false), "false"),
+        ] {
+            assert_eq!(
+                failure(RawConfig {
+                    repeat_every: bad,
+                    ..Default::default()
+                }),
+                (
+                    format!(
+                        "repeat-tool-guard: invalid repeatEvery {shown} — must be an integer >= 1"
+                    ),
+                    false
+                )
+            );
+        }
+    }
+
+    #[test]
+    fn overrides_messages() {
+        let o = |overrides| {
+            failure(RawConfig {
+                overrides,
+                ..Default::default()
+            })
+        };
+        let tools = |names: &[&str]| List(names.iter().map(|n| String(n.to_string())).collect());
+        let entry = |tools: RawValue, thresholds: RawValue| {
+            obj(&[("tools", tools), ("thresholds", thresholds)])
+        };
+        let good = entry(tools(&["a"]), list(&[2.0]));
+        assert_eq!(
+            o(null()),
+            (
+                "repeat-tool-guard: `overrides` must be an array, got null".into(),
+                true
+            )
+        );
+        assert_eq!(
+            o(obj(&[])),
+            (
+                "repeat-tool-guard: `overrides` must be an array, got object".into(),
+                true
+            )
+        );
+        assert_eq!(
+            o(List(vec![good.clone(), Number(1.0)])),
+            (
+                "repeat-tool-guard: `overrides[1]` must be an object, got number".into(),
+                true
+            )
+        );
+        assert_eq!(
+            o(List(vec![null()])),
+            (
+                "repeat-tool-guard: `overrides[0]` must be an object, got null".into(),
+                true
+            )
+        );
+        assert_eq!(
+            o(List(vec![entry(String("a".into()), list(&[2.0]))])),
+            (
+                "repeat-tool-guard: `overrides[0].tools` must be an array, got string".into(),
+                true
+            )
+        );
+        assert_eq!(
+            o(List(vec![obj(&[("thresholds", list(&[2.0]))])])),
+            (
+                "repeat-tool-guard: `overrides[0].tools` must be an array, got undefined".into(),
+                true
+            )
+        );
+        assert_eq!(
+            o(List(vec![entry(
+                List(vec![String("a".into()), Number(1.0)]),
+                list(&[2.0])
+            )])),
+            (
+                "repeat-tool-guard: `overrides[0].tools[1]` must be a string, got number".into(),
+                true
+            )
+        );
+        assert_eq!(
+            o(List(vec![entry(tools(&[]), list(&[2.0]))])),
+            (
+                "repeat-tool-guard: `overrides[0].tools` must not be empty".into(),
+                false
+            )
+        );
+        assert_eq!(
+            o(List(vec![entry(tools(&["a"]), Missing)])),
+            (
+                "repeat-tool-guard: `overrides[0].thresholds` must be an array, got undefined"
+                    .into(),
+                true
+            )
+        );
+        assert_eq!(
+            o(List(vec![good.clone(), entry(tools(&["a"]), null())])),
+            (
+                "repeat-tool-guard: `overrides[1].thresholds` must be an array, got null".into(),
+                true
+            )
+        );
+        assert_eq!(
+            o(List(vec![entry(tools(&["a"]), list(&[]))])),
+            (
+                "repeat-tool-guard: `overrides[0].thresholds` must not be empty".into(),
+                false
+            )
+        );
+        assert_eq!(
+            o(List(vec![entry(tools(&["a"]), list(&[3.0, 1.0]))])),
+            (
+                "repeat-tool-guard: invalid threshold 1 — every threshold must be an integer >= 2"
+                    .into(),
+                false
+            )
+        );
+        assert_eq!(
+            o(List(vec![entry(tools(&["a"]), list(&[3.0, 3.0]))])),
+            (
+                "repeat-tool-guard: `overrides[0].thresholds` must not contain duplicates".into(),
+                false
+            )
+        );
+        let config = GuardConfig::from_raw(&RawConfig {
+            overrides: List(vec![entry(tools(&["a", "b*"]), list(&[9.0, 4.0]))]),
+            ..Default::default()
+        })
+        .unwrap();
+        assert_eq!(config.overrides.entries()[0].thresholds, vec![4.0, 9.0]);
+    }
+
+    #[test]
+    fn the_references_keys_are_checked_first() {
+        let raw = RawConfig {
+            exclude: Number(1.0),
+            cycles: null(),
+            same_result_only: null(),
+            overrides: null(),
+            repeat_every: null(),
+            ..Default::default()
+        };
+        assert_eq!(
+            error(raw.clone()),
+            "repeat-tool-guard: `exclude` must be an array, got number"
+        );
+        let order = [
+            "`cycles` must be an object",
+            "`sameResultOnly` must be a boolean",
+            "`overrides` must be an array",
+            "invalid repeatEvery null",
+        ];
+        let mut raw = RawConfig {
+            exclude: Missing,
+            ..raw
+        };
+        for expected in order {
+            let message = error(raw.clone());
+            assert!(message.contains(expected), "{message}");
+            if raw.cycles != Missing {
+                raw.cycles = Missing;
+            } else if raw.same_result_only != Missing {
+                raw.same_result_only = Missing;
+            } else {
+                raw.overrides = Missing;
+            }
+        }
     }
 }

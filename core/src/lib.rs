@@ -4,25 +4,31 @@
 //! text or the plugin's [`encoded`] form), written as [`canonical`] text or
 //! hashed into a [`digest`]; tool-name [`patterns`], per-agent [`chains`],
 //! [`reminders`], validated [`config`]. [`Guard`] ties them together the way
-//! the plugin uses them.
+//! the plugin uses them. The opt-in features of issue 7 ([`cycles`],
+//! [`overrides`], `sameResultOnly`, `repeatEvery`) and the [`stats`] counters
+//! stay off the reference's path unless configured.
 
 pub mod canonical;
 pub mod chains;
 pub mod config;
+pub mod cycles;
 pub mod digest;
 pub mod encoded;
 pub mod error;
 pub mod number;
+pub mod overrides;
 pub mod patterns;
 pub mod reminders;
+pub mod stats;
 mod tape;
 
 pub use canonical::{canonicalize_json, Arguments, CanonicalError};
 pub use config::{GuardConfig, RawConfig, RawValue};
 pub use error::ConfigError;
 pub use reminders::{Reminder, Tier};
+pub use stats::Stats;
 
-use chains::Chains;
+use chains::{Chains, Step};
 use digest::call_key;
 use tape::Scratch;
 
@@ -30,17 +36,52 @@ use tape::Scratch;
 #[derive(Debug)]
 pub struct Guard {
     config: GuardConfig,
+    /// Whether any opt-in feature is on; false keeps every call on the reference's path.
+    extended: bool,
     chains: Chains,
     scratch: Scratch,
+    stats: Stats,
+}
+
+/// The run-length tier due at `run`: gentle at the first threshold, detailed
+/// at each later one and, with `repeat_every`, every that many calls past the last.
+#[inline]
+fn tier_at(thresholds: &[f64], repeat_every: Option<f64>, run: u64) -> Option<Tier> {
+    // Exact for every run a process can reach (< 2^53).
+    let at = run as f64;
+    if thresholds.first() == Some(&at) {
+        return Some(Tier::Gentle);
+    }
+    if thresholds.binary_search_by(|t| t.total_cmp(&at)).is_ok() {
+        return Some(Tier::Detailed);
+    }
+    match (repeat_every, thresholds.last()) {
+        (Some(every), Some(&last)) if at > last && (at - last) % every == 0.0 => {
+            Some(Tier::Detailed)
+        }
+        _ => None,
+    }
 }
 
 impl Guard {
     pub fn new(config: GuardConfig) -> Self {
         Self {
+            extended: config.has_extensions(),
             config,
             chains: Chains::default(),
             scratch: Scratch::default(),
+            stats: Stats::default(),
         }
+    }
+
+    /// Whether `observe` compares results (`sameResultOnly`): callers pass them only then.
+    pub fn same_result_only(&self) -> bool {
+        self.config.same_result_only
+    }
+
+    /// Calls counted and reminders returned since the guard was made.
+    pub fn stats(&self) -> Stats {
+        self.stats
     }
 
     /// Validated thresholds, ascending.
@@ -74,19 +115,99 @@ impl Guard {
         tool: &str,
         arguments: Arguments<'_>,
     ) -> Result<Option<Reminder>, CanonicalError> {
+        self.observe_tracked_with_result(agent, tool, arguments, None)
+    }
+
+    /// [`Guard::observe`] with the tool's result, which `sameResultOnly`
+    /// compares (its canonical `{ content, isError }`); `None` is "no result",
+    /// a value of its own. Ignored, and never read, when `sameResultOnly` is off.
+    pub fn observe_with_result(
+        &mut self,
+        agent: &str,
+        tool: &str,
+        arguments: Arguments<'_>,
+        result: Option<Arguments<'_>>,
+    ) -> Result<Option<Reminder>, CanonicalError> {
+        if !self.is_tracked(tool) {
+            return Ok(None);
+        }
+        self.observe_tracked_with_result(agent, tool, arguments, result)
+    }
+
+    /// [`Guard::observe_with_result`] for a caller that has already checked [`Guard::is_tracked`].
+    pub fn observe_tracked_with_result(
+        &mut self,
+        agent: &str,
+        tool: &str,
+        arguments: Arguments<'_>,
+        result: Option<Arguments<'_>>,
+    ) -> Result<Option<Reminder>, CanonicalError> {
         let key = call_key(tool, arguments, &mut self.scratch);
         self.scratch.trim();
-        let run = self.chains.advance(agent, key?);
-        let thresholds = &self.config.thresholds;
-        // Exact for every run a process can reach (< 2^53).
-        let at = run as f64;
-        if thresholds.first() == Some(&at) {
-            return Ok(Some(reminders::gentle(run)));
+        let key = key?;
+        let reminder = if self.extended {
+            self.observe_extended(agent, tool, arguments, key, result)?
+        } else {
+            let run = self.chains.advance(agent, key);
+            self.stats.observed += 1;
+            match tier_at(&self.config.thresholds, None, run) {
+                Some(Tier::Gentle) => Some(reminders::gentle(run)),
+                Some(_) => Some(reminders::detailed(
+                    tool,
+                    run,
+                    arguments,
+                    self.config.preview_chars,
+                )?),
+                None => None,
+            }
+        };
+        if let Some(reminder) = &reminder {
+            self.stats.reminded(reminder.tier);
         }
-        if thresholds.binary_search_by(|t| t.total_cmp(&at)).is_ok() {
-            return reminders::detailed(tool, run, arguments, self.config.preview_chars).map(Some);
-        }
-        Ok(None)
+        Ok(reminder)
+    }
+
+    /// The opt-in path. One reminder per call at most: a run-length reminder
+    /// due on the same call as a cycle wins, and the cycle counts as reported.
+    fn observe_extended(
+        &mut self,
+        agent: &str,
+        tool: &str,
+        arguments: Arguments<'_>,
+        key: digest::CallKey,
+        result: Option<Arguments<'_>>,
+    ) -> Result<Option<Reminder>, CanonicalError> {
+        // Digested before the chain moves, so a result without canonical form changes nothing.
+        let result = match result {
+            Some(result) if self.config.same_result_only => {
+                let digest = call_key("", result, &mut self.scratch);
+                self.scratch.trim();
+                Some(digest?)
+            }
+            _ => None,
+        };
+        let step = Step {
+            key,
+            result,
+            tool,
+            cycles: self.config.cycles.as_ref(),
+        };
+        let (run, cycle) = self.chains.advance_extended(agent, step);
+        self.stats.observed += 1;
+        let thresholds = self
+            .config
+            .overrides
+            .thresholds_for(tool, &self.config.thresholds);
+        Ok(match tier_at(thresholds, self.config.repeat_every, run) {
+            Some(Tier::Gentle) => Some(reminders::gentle(run)),
+            Some(_) => Some(reminders::detailed(
+                tool,
+                run,
+                arguments,
+                self.config.preview_chars,
+            )?),
+            None => cycle.map(|hit| reminders::cycle(hit.tools, hit.repeats)),
+        })
     }
 
     /// A user prompt: the agent's chain starts over.
@@ -126,7 +247,7 @@ mod tests {
             thresholds: RawValue::List(thresholds.iter().map(|&t| RawValue::Number(t)).collect()),
             include: strings(include),
             exclude: strings(exclude),
-            arguments_preview_chars: RawValue::Missing,
+            ..RawConfig::default()
         };
         Guard::new(GuardConfig::from_raw(&raw).unwrap())
     }
@@ -233,5 +354,297 @@ mod tests {
                 .map(|r| r.count),
             Some(2)
         );
+    }
+
+    fn raw_numbers(values: &[f64]) -> RawValue {
+        RawValue::List(values.iter().map(|&v| RawValue::Number(v)).collect())
+    }
+
+    fn object(fields: &[(&str, RawValue)]) -> RawValue {
+        RawValue::Object(
+            fields
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.clone()))
+                .collect(),
+        )
+    }
+
+    fn cycles(max_period: f64, repeats: f64) -> RawValue {
+        object(&[
+            ("maxPeriod", RawValue::Number(max_period)),
+            ("repeats", RawValue::Number(repeats)),
+        ])
+    }
+
+    fn extended(raw: RawConfig) -> Guard {
+        Guard::new(GuardConfig::from_raw(&raw).unwrap())
+    }
+
+    /// Runs `calls` for agent "a" and lists (call number, tier, count) of each reminder.
+    fn fired(guard: &mut Guard, calls: &[(&str, &str)]) -> Vec<(usize, Tier, u64)> {
+        calls
+            .iter()
+            .enumerate()
+            .filter_map(|(i, (tool, json))| {
+                guard
+                    .observe("a", tool, Arguments::Json(json))
+                    .unwrap()
+                    .map(|r| (i + 1, r.tier, r.count))
+            })
+            .collect()
+    }
+
+    #[test]
+    fn explicitly_disabled_features_keep_the_reference_path() {
+        let raw = RawConfig {
+            same_result_only: RawValue::Bool(false),
+            overrides: RawValue::List(vec![]),
+            ..RawConfig::default()
+        };
+        let g = extended(raw);
+        assert!(!g.extended);
+        assert!(!extended(RawConfig::default()).extended);
+    }
+
+    #[test]
+    fn repeat_every_fires_past_the_last_threshold() {
+        let mut g = extended(RawConfig {
+            repeat_every: RawValue::Number(4.0),
+            ..RawConfig::default()
+        });
+        let got: Vec<_> = fired(&mut g, &[("t", "1"); 21])
+            .into_iter()
+            .map(|(i, tier, _)| (i, tier))
+            .collect();
+        let d = Tier::Detailed;
+        assert_eq!(
+            got,
+            vec![(3, Tier::Gentle), (5, d), (8, d), (12, d), (16, d), (20, d)]
+        );
+    }
+
+    #[test]
+    fn overrides_first_match_wins_and_repeat_every_uses_the_tools_thresholds() {
+        let entry = |tools: &[&str], thresholds: &[f64]| {
+            object(&[
+                (
+                    "tools",
+                    RawValue::List(
+                        tools
+                            .iter()
+                            .map(|t| RawValue::String(t.to_string()))
+                            .collect(),
+                    ),
+                ),
+                ("thresholds", raw_numbers(thresholds)),
+            ])
+        };
+        let mut g = extended(RawConfig {
+            overrides: RawValue::List(vec![
+                entry(&["poll*"], &[6.0, 10.0]),
+                entry(&["poll_fast", "build"], &[2.0]),
+            ]),
+            repeat_every: RawValue::Number(2.0),
+            ..RawConfig::default()
+        });
+        let tiers = |g: &mut Guard, tool: &str, n: usize| -> Vec<usize> {
+            g.reset("a");
+            fired(g, &vec![(tool, "{}"); n])
+                .into_iter()
+                .map(|(i, _, _)| i)
+                .collect()
+        };
+        assert_eq!(tiers(&mut g, "poll_fast", 14), vec![6, 10, 12, 14]);
+        assert_eq!(tiers(&mut g, "build", 6), vec![2, 4, 6]);
+        assert_eq!(tiers(&mut g, "grep", 10), vec![3, 5, 8, 10]);
+        g.reset("a");
+        assert_eq!(
+            fired(&mut g, &[("build", "{}"), ("build", "{}")]),
+            vec![(2, Tier::Gentle, 2)],
+            "an override's smallest threshold is its gentle one"
+        );
+    }
+
+    #[test]
+    fn cycles_fire_once_per_run_and_again_after_a_break() {
+        let mut g = extended(RawConfig {
+            cycles: cycles(3.0, 2.0),
+            ..RawConfig::default()
+        });
+        let ab = [("read", "1"), ("grep", "1")];
+        let mut calls: Vec<_> = ab.iter().cycle().take(8).copied().collect();
+        calls.push(("other", "1"));
+        calls.extend(ab.iter().cycle().take(4).copied());
+        assert_eq!(
+            fired(&mut g, &calls),
+            vec![(4, Tier::Cycle, 2), (13, Tier::Cycle, 2)]
+        );
+        let reminder = {
+            g.reset("a");
+            for (tool, json) in [("x", "1"), ("y", "2"), ("z", "3"), ("x", "1"), ("y", "2")] {
+                assert!(g
+                    .observe("a", tool, Arguments::Json(json))
+                    .unwrap()
+                    .is_none());
+            }
+            g.observe("a", "z", Arguments::Json("3")).unwrap().unwrap()
+        };
+        assert_eq!(reminder.tools, vec!["x", "y", "z"]);
+        assert_eq!(reminder.count, 2);
+        assert!(String::from_utf16_lossy(&reminder.text).contains("- tools: x, y, z\n"));
+    }
+
+    #[test]
+    fn cycles_compare_arguments_too_and_ignore_the_same_call_repeated() {
+        let mut g = extended(RawConfig {
+            cycles: cycles(2.0, 2.0),
+            thresholds: raw_numbers(&[100.0]),
+            ..RawConfig::default()
+        });
+        let calls = [("t", "1"), ("t", "2"), ("t", "1"), ("t", "3"), ("t", "1")];
+        assert_eq!(fired(&mut g, &calls), vec![]);
+        assert_eq!(fired(&mut g, &[("t", "1"); 10]), vec![]);
+    }
+
+    #[test]
+    fn a_run_reminder_due_with_a_cycle_wins_and_the_cycle_counts_as_reported() {
+        // A,B,B repeated: the B run reaches 2 on the same call the period-3 cycle completes.
+        let mut g = extended(RawConfig {
+            cycles: cycles(3.0, 2.0),
+            thresholds: raw_numbers(&[2.0]),
+            ..RawConfig::default()
+        });
+        let abb = [("a", "{}"), ("b", "{}"), ("b", "{}")];
+        let calls: Vec<_> = abb.iter().cycle().take(12).copied().collect();
+        assert_eq!(
+            fired(&mut g, &calls),
+            vec![
+                (3, Tier::Gentle, 2),
+                (6, Tier::Gentle, 2),
+                (9, Tier::Gentle, 2),
+                (12, Tier::Gentle, 2)
+            ]
+        );
+        assert_eq!(g.stats().cycle, 0);
+    }
+
+    #[test]
+    fn cycle_state_is_per_agent_and_reset_clears_it() {
+        let mut g = extended(RawConfig {
+            cycles: cycles(2.0, 2.0),
+            ..RawConfig::default()
+        });
+        let mut seen = Vec::new();
+        for (agent, tool) in [("a", "x"), ("b", "x"), ("a", "y"), ("b", "y"), ("a", "x")] {
+            seen.push(g.observe(agent, tool, Arguments::Json("1")).unwrap());
+        }
+        g.reset("a");
+        seen.push(g.observe("a", "y", Arguments::Json("1")).unwrap());
+        assert!(
+            seen.iter().all(Option::is_none),
+            "a's cycle was cut by the reset"
+        );
+        assert!(g.observe("b", "x", Arguments::Json("1")).unwrap().is_none());
+        let b = g.observe("b", "y", Arguments::Json("1")).unwrap();
+        assert_eq!(
+            b.map(|r| (r.tier, r.count)),
+            Some((Tier::Cycle, 2)),
+            "b's own x,y,x,y"
+        );
+    }
+
+    #[test]
+    fn same_result_only_extends_the_run_only_on_equal_results() {
+        let mut g = extended(RawConfig {
+            same_result_only: RawValue::Bool(true),
+            thresholds: raw_numbers(&[3.0]),
+            ..RawConfig::default()
+        });
+        let mut call = |result: Option<&str>| {
+            g.observe_with_result(
+                "a",
+                "poll",
+                Arguments::Json("{}"),
+                result.map(Arguments::Json),
+            )
+            .unwrap()
+            .map(|r| r.count)
+        };
+        let ok =
+            |n: u32| format!(r#"{{"content":[{{"type":"text","text":"{n}"}}],"isError":false}}"#);
+        assert_eq!(call(Some(&ok(1))), None);
+        assert_eq!(call(Some(&ok(2))), None);
+        assert_eq!(call(Some(&ok(3))), None, "new data every time: no loop");
+        assert_eq!(call(Some(&ok(3))), None);
+        assert_eq!(call(Some(&ok(3))), Some(3));
+        let error = r#"{"content":[{"type":"text","text":"3"}],"isError":true}"#;
+        assert_eq!(call(Some(error)), None, "isError differs: a new run");
+        assert_eq!(call(None), None, "no result is its own value");
+        assert_eq!(call(None), None);
+        assert_eq!(call(None), Some(3));
+        assert!(g
+            .observe_with_result(
+                "a",
+                "poll",
+                Arguments::Json("{}"),
+                Some(Arguments::Json("{"))
+            )
+            .is_err());
+        assert_eq!(
+            g.observe_with_result("a", "poll", Arguments::Json("{}"), None)
+                .unwrap()
+                .map(|r| r.count),
+            None,
+            "a failed result leaves the chain alone (run 4, past the last threshold)"
+        );
+        assert_eq!(g.stats().observed, 10);
+    }
+
+    #[test]
+    fn results_are_ignored_without_same_result_only() {
+        let mut g = guard(&[2.0], &[], &[]);
+        g.observe_with_result("a", "t", Arguments::Json("1"), Some(Arguments::Json("1")))
+            .unwrap();
+        let second = g
+            .observe_with_result("a", "t", Arguments::Json("1"), Some(Arguments::Json("{")))
+            .unwrap();
+        assert_eq!(second.map(|r| r.count), Some(2), "the result is never read");
+    }
+
+    #[test]
+    fn stats_count_calls_and_reminders_by_tier() {
+        let mut g = extended(RawConfig {
+            cycles: cycles(2.0, 2.0),
+            thresholds: raw_numbers(&[2.0, 3.0]),
+            exclude: RawValue::List(vec![RawValue::String("todo".into())]),
+            ..RawConfig::default()
+        });
+        fired(
+            &mut g,
+            &[
+                ("t", "1"),
+                ("t", "1"),
+                ("t", "1"),
+                ("todo", "1"),
+                ("u", "1"),
+                ("t", "1"),
+                ("u", "1"),
+            ],
+        );
+        assert!(g.observe("a", "t", Arguments::Json("{")).is_err());
+        g.clear();
+        assert_eq!(
+            g.stats(),
+            Stats {
+                observed: 6,
+                reminders: 3,
+                gentle: 1,
+                detailed: 1,
+                cycle: 1
+            }
+        );
+        let mut plain = guard(&[2.0], &[], &[]);
+        fired(&mut plain, &[("t", "1"); 3]);
+        assert_eq!((plain.stats().observed, plain.stats().gentle), (3, 1));
     }
 }

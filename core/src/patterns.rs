@@ -32,6 +32,15 @@ impl ToolFilter {
     }
 }
 
+/// Whether `tool` matches any of `patterns`, by the same rules as `include` / `exclude`.
+pub fn matches_any(patterns: &[String], tool: &str) -> bool {
+    if patterns.is_empty() {
+        return false;
+    }
+    let name: Vec<char> = tool.chars().collect();
+    patterns.iter().any(|p| matches_within_lines(p, &name))
+}
+
 /// JavaScript's line terminators, which a regular expression's `.` does not match.
 fn is_line_terminator(c: char) -> bool {
     matches!(c, '\n' | '\r' | '\u{2028}' | '\u{2029}')

@@ -11,6 +11,8 @@ pub enum Tier {
     Gentle,
     /// Every later threshold: names the tool, the run length and the arguments.
     Detailed,
+    /// Opt-in (`cycles`): a block of 2 to 5 calls repeated back to back.
+    Cycle,
 }
 
 impl Tier {
@@ -18,6 +20,7 @@ impl Tier {
         match self {
             Tier::Gentle => "gentle",
             Tier::Detailed => "detailed",
+            Tier::Cycle => "cycle",
         }
     }
 }
@@ -25,10 +28,12 @@ impl Tier {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Reminder {
     pub tier: Tier,
-    /// The run length that triggered it.
+    /// The run length that triggered it; for a cycle, the block's repetitions.
     pub count: u64,
     /// UTF-16, because a preview cut may split a surrogate pair, as JavaScript's `slice` does.
     pub text: Vec<u16>,
+    /// A cycle's block: its tools in call order. Empty for the other tiers (no allocation).
+    pub tools: Vec<String>,
 }
 
 pub fn gentle(count: u64) -> Reminder {
@@ -36,6 +41,21 @@ pub fn gentle(count: u64) -> Reminder {
         tier: Tier::Gentle,
         count,
         text: GENTLE_TEXT.encode_utf16().collect(),
+        tools: Vec::new(),
+    }
+}
+
+/// The cycle reminder: the block's tools in order and how often it repeated.
+pub fn cycle(tools: Vec<String>, repetitions: u64) -> Reminder {
+    let text = format!(
+        "Repeated cycle of tool calls detected:\n- tools: {}\n- consecutive_repetitions: {repetitions}\nThe same sequence of calls, with identical arguments, keeps coming back and is not making progress. Do not repeat this sequence again. Inspect the latest results and choose a different action, different arguments, or finish the task if enough evidence has been gathered.",
+        tools.join(", ")
+    );
+    Reminder {
+        tier: Tier::Cycle,
+        count: repetitions,
+        text: text.encode_utf16().collect(),
+        tools,
     }
 }
 
@@ -66,6 +86,7 @@ pub fn detailed(
         tier: Tier::Detailed,
         count,
         text,
+        tools: Vec::new(),
     })
 }
 
@@ -138,6 +159,15 @@ mod tests {
             + marker.len();
         assert_eq!(&r.text[at..at + 3], &[u16::from(b'"'), 0xd83d, 0x2026]);
         assert!(String::from_utf16_lossy(&r.text).contains("… (+3 more chars)"));
+    }
+
+    #[test]
+    fn cycle_names_the_block_in_order() {
+        let r = cycle(vec!["read_file".into(), "grep".into()], 3);
+        assert_eq!((r.tier, r.count), (Tier::Cycle, 3));
+        let text = String::from_utf16_lossy(&r.text);
+        assert!(text.starts_with("Repeated cycle of tool calls detected:\n- tools: read_file, grep\n- consecutive_repetitions: 3\nThe same sequence"), "{text}");
+        assert!(text.ends_with("finish the task if enough evidence has been gathered."));
     }
 
     #[test]

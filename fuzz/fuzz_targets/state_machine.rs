@@ -4,6 +4,9 @@
 //! well-formed (thresholds 2..=13, short patterns, small preview caps, so runs reach
 //! every tier and previews cut everywhere) or raw values of any shape, which must be
 //! accepted or rejected exactly as the spec orders the checks — never with a panic.
+//! Well-formed configs may also turn on the opt-in features of issue 7 (cycles,
+//! sameResultOnly with results drawn from a pool, overrides, repeatEvery), which the
+//! model implements its own way: cycles from each agent's whole history of calls.
 #![no_main]
 
 use std::collections::HashMap;
@@ -12,7 +15,7 @@ use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
 use repeat_tool_guard_core::reminders::GENTLE_TEXT;
 use repeat_tool_guard_core::{
-    Arguments, ConfigError, Guard, GuardConfig, RawConfig, RawValue, Reminder, Tier,
+    Arguments, ConfigError, Guard, GuardConfig, RawConfig, RawValue, Reminder, Stats, Tier,
 };
 
 #[derive(Arbitrary, Debug)]
@@ -28,6 +31,12 @@ enum ConfigInput {
         include: Vec<Name>,
         exclude: Vec<Name>,
         preview: u8,
+        /// (maxPeriod, repeats), reduced to 2..=5 and 2..=4.
+        cycles: Option<(u8, u8)>,
+        same_result_only: bool,
+        /// (patterns, thresholds) per entry.
+        overrides: Vec<(Vec<Name>, Vec<u8>)>,
+        repeat_every: Option<u8>,
     },
     Raw {
         thresholds: Raw,
@@ -86,11 +95,29 @@ enum Op {
         agent: u8,
         tool: Name,
         args: Args,
+        /// An index into [`RESULTS`], or no result.
+        result: Option<u8>,
     },
     /// Repeats the agent's last attempted call `times % 16` times.
     Repeat {
         agent: u8,
         times: u8,
+    },
+    /// Replays the agent's last `period % 4 + 2` attempted calls, in order, `times % 6` times:
+    /// the alternating loops that cycles look for.
+    Replay {
+        agent: u8,
+        period: u8,
+        times: u8,
+    },
+    /// A block of `period % 5 + 1` calls drawn by `seed` from two tools and four valid
+    /// arguments (so blocks with a call twice, or one call only, occur), `times % 6` times.
+    Cycle {
+        agent: u8,
+        period: u8,
+        times: u8,
+        seed: u16,
+        result: Option<u8>,
     },
     Reset(u8),
     Dispose(u8),
@@ -130,6 +157,17 @@ const POOL: [&str; 24] = [
     r#"1e400"#,
     r#"null"#,
     r#""\u0000\u001f\"\\""#,
+];
+
+/// Tool results as `{ content, isError }` JSON: equal ones spelled differently, an invalid one.
+const RESULTS: [&str; 7] = [
+    r#"{"content":[{"type":"text","text":"ok"}],"isError":false}"#,
+    r#"{"isError":false,"content":[{"text":"ok","type":"text"}]}"#,
+    r#"{"content":[{"type":"text","text":"ok"}],"isError":true}"#,
+    r#"{"content":[{"type":"text","text":"progress 2"}],"isError":false}"#,
+    r#"{"isError":false}"#,
+    r#"{"content":[],"isError":false}"#,
+    r#"{"content":["#,
 ];
 
 const AGENTS: [&str; 5] = ["a", "b", "agent-\u{1f600}", "", "a\u{0}"];
@@ -191,12 +229,27 @@ fn wildcard_match(pattern: &[char], name: &[char]) -> bool {
     matches[name.len()]
 }
 
+/// One agent in the model: its run, and every tracked call (tool, canonical text) when
+/// cycles are on, with the period of the cycle reported and not broken since.
+#[derive(Default)]
+struct AgentModel {
+    /// (tool, canonical arguments, canonical result when compared, run length).
+    last: Option<(String, String, Option<String>, u64)>,
+    history: Vec<(String, String)>,
+    reported: Option<usize>,
+}
+
 struct Model {
     thresholds: Vec<u64>,
     include: Vec<Vec<char>>,
     exclude: Vec<Vec<char>>,
     preview: usize,
-    chains: HashMap<String, (String, String, u64)>,
+    cycles: Option<(usize, usize)>,
+    same_result_only: bool,
+    overrides: Vec<(Vec<Vec<char>>, Vec<u64>)>,
+    repeat_every: Option<u64>,
+    chains: HashMap<String, AgentModel>,
+    stats: Stats,
 }
 
 impl Model {
@@ -204,6 +257,32 @@ impl Model {
         let name: Vec<char> = tool.chars().collect();
         let any = |list: &[Vec<char>]| list.iter().any(|p| wildcard_match(p, &name));
         (self.include.is_empty() || any(&self.include)) && !any(&self.exclude)
+    }
+
+    /// The first override whose patterns match `tool`, else the global thresholds.
+    fn thresholds_for(&self, tool: &str) -> &[u64] {
+        let name: Vec<char> = tool.chars().collect();
+        self.overrides
+            .iter()
+            .find(|(patterns, _)| patterns.iter().any(|p| wildcard_match(p, &name)))
+            .map_or(&self.thresholds, |(_, thresholds)| thresholds)
+    }
+
+    fn tier(&self, tool: &str, run: u64) -> Option<Tier> {
+        let thresholds = self.thresholds_for(tool);
+        let first = *thresholds.iter().min()?;
+        let last = *thresholds.iter().max()?;
+        if run == first {
+            Some(Tier::Gentle)
+        } else if thresholds.contains(&run)
+            || self
+                .repeat_every
+                .is_some_and(|every| run > last && (run - last).is_multiple_of(every))
+        {
+            Some(Tier::Detailed)
+        } else {
+            None
+        }
     }
 
     /// The reference's detailed text, with its `slice`-based preview over UTF-16.
@@ -225,27 +304,73 @@ impl Model {
     }
 }
 
+/// A call as attempted: tool, arguments, result.
+type Attempt = (String, Args, Option<u8>);
+
 fuzz_target!(|input: Input| {
     let Some((mut guard, mut model)) = build(&input.config) else {
         return;
     };
-    let mut last: HashMap<&'static str, (String, Args)> = HashMap::new();
+    // Each agent's attempted calls, latest last (at most five kept, for Op::Replay).
+    let mut last: HashMap<&'static str, Vec<Attempt>> = HashMap::new();
     for op in input.ops.iter().take(128) {
         match op {
             Op::Observe {
                 agent: a,
                 tool,
                 args,
+                result,
             } => {
                 let tool = tool.text();
-                observe(&mut guard, &mut model, agent(*a), &tool, &Owned::from(args));
-                last.insert(agent(*a), (tool, args.clone()));
+                let owned = Owned::from(args);
+                observe(&mut guard, &mut model, agent(*a), &tool, &owned, *result);
+                let calls = last.entry(agent(*a)).or_default();
+                calls.push((tool, args.clone(), *result));
+                if calls.len() > 5 {
+                    calls.remove(0);
+                }
             }
             Op::Repeat { agent: a, times } => {
-                if let Some((tool, args)) = last.get(agent(*a)) {
+                if let Some((tool, args, result)) = last.get(agent(*a)).and_then(|c| c.last()) {
                     let owned = Owned::from(args);
                     for _ in 0..times % 16 {
-                        observe(&mut guard, &mut model, agent(*a), tool, &owned);
+                        observe(&mut guard, &mut model, agent(*a), tool, &owned, *result);
+                    }
+                }
+            }
+            Op::Cycle {
+                agent: a,
+                period,
+                times,
+                seed,
+                result,
+            } => {
+                let block: Vec<(String, Owned)> = (0..usize::from(period % 5) + 1)
+                    .map(|i| {
+                        let bits = usize::from(*seed) >> (3 * i);
+                        let tool = ["grep", "read"][bits & 1].to_owned();
+                        (tool, Owned::Json(POOL[(bits >> 1) & 3].to_owned()))
+                    })
+                    .collect();
+                for _ in 0..times % 6 {
+                    for (tool, args) in &block {
+                        observe(&mut guard, &mut model, agent(*a), tool, args, *result);
+                    }
+                }
+            }
+            Op::Replay {
+                agent: a,
+                period,
+                times,
+            } => {
+                if let Some(calls) = last.get(agent(*a)) {
+                    let block = &calls[calls.len().saturating_sub(usize::from(period % 4) + 2)..];
+                    let owned: Vec<_> =
+                        block.iter().map(|(_, args, _)| Owned::from(args)).collect();
+                    for _ in 0..times % 6 {
+                        for ((tool, _, result), args) in block.iter().zip(&owned) {
+                            observe(&mut guard, &mut model, agent(*a), tool, args, *result);
+                        }
                     }
                 }
             }
@@ -264,16 +389,70 @@ fuzz_target!(|input: Input| {
             "agent count after {op:?}"
         );
     }
+    assert_eq!(guard.stats(), model.stats, "stats");
     for a in AGENTS {
         guard.dispose(a);
     }
     assert_eq!(guard.agent_count(), 0, "every agent disposed");
 });
 
-fn observe(guard: &mut Guard, model: &mut Model, agent: &str, tool: &str, args: &Owned) {
+/// The cycle reminder's text, written out here.
+fn cycle_text(tools: &[String], repetitions: u64) -> Vec<u16> {
+    format!(
+        "Repeated cycle of tool calls detected:\n- tools: {}\n- consecutive_repetitions: {repetitions}\nThe same sequence of calls, with identical arguments, keeps coming back and is not making progress. Do not repeat this sequence again. Inspect the latest results and choose a different action, different arguments, or finish the task if enough evidence has been gathered.",
+        tools.join(", ")
+    )
+    .encode_utf16()
+    .collect()
+}
+
+/// Cycles the model's way, from the whole history: the smallest period whose last
+/// `period × repeats` calls repeat one block that is not one call, unless the cycle
+/// reported last still goes on (its latest call equals the call a period back).
+fn cycle_hit(
+    agent: &mut AgentModel,
+    max_period: usize,
+    repeats: usize,
+) -> Option<(Vec<String>, u64)> {
+    let h = &agent.history;
+    let n = h.len();
+    let continues = |p: usize| n > p && h[n - 1] == h[n - 1 - p];
+    if let Some(p) = agent.reported {
+        if continues(p) {
+            return None;
+        }
+        agent.reported = None;
+    }
+    let period = (2..=max_period).find(|&p| {
+        n >= p * repeats
+            && (n - p * (repeats - 1)..n).all(|i| h[i] == h[i - p])
+            && !h[n - p..].iter().all(|call| *call == h[n - 1])
+    })?;
+    agent.reported = Some(period);
+    // Repetitions: how far back the history keeps repeating the block, in whole blocks.
+    let streak = (period..n)
+        .rev()
+        .take_while(|&i| h[i] == h[i - period])
+        .count();
+    let tools = h[n - period..]
+        .iter()
+        .map(|(tool, _)| tool.clone())
+        .collect();
+    Some((tools, (streak / period) as u64 + 1))
+}
+
+fn observe(
+    guard: &mut Guard,
+    model: &mut Model,
+    agent: &str,
+    tool: &str,
+    args: &Owned,
+    result: Option<u8>,
+) {
     let tracked = model.tracked(tool);
     assert_eq!(guard.is_tracked(tool), tracked, "is_tracked({tool:?})");
-    let got = guard.observe(agent, tool, args.arguments());
+    let result = result.map(|i| RESULTS[usize::from(i) % RESULTS.len()]);
+    let got = guard.observe_with_result(agent, tool, args.arguments(), result.map(Arguments::Json));
     if !tracked {
         assert_eq!(
             got,
@@ -287,28 +466,57 @@ fn observe(guard: &mut Guard, model: &mut Model, agent: &str, tool: &str, args: 
         assert_eq!(got, Err(error), "invalid arguments fail observe");
         return;
     }
-    let run = match model.chains.get(agent) {
-        Some((t, c, run)) if t == tool && *c == canonical => run + 1,
+    // Results are read only when compared; one without canonical form fails the call.
+    let result = match result {
+        Some(json) if model.same_result_only => {
+            let mut text = String::new();
+            if let Err(error) = Arguments::Json(json).write_canonical(&mut text) {
+                assert_eq!(got, Err(error), "an invalid result fails observe");
+                return;
+            }
+            Some(text)
+        }
+        _ => None,
+    };
+    let state = model.chains.entry(agent.to_owned()).or_default();
+    let run = match &state.last {
+        Some((t, c, r, run)) if t == tool && *c == canonical && *r == result => run + 1,
         _ => 1,
     };
-    model
-        .chains
-        .insert(agent.to_owned(), (tool.to_owned(), canonical.clone(), run));
-    let expected = if model.thresholds.first() == Some(&run) {
-        Some(Reminder {
+    state.last = Some((tool.to_owned(), canonical.clone(), result, run));
+    let cycle = model.cycles.and_then(|(max_period, repeats)| {
+        state.history.push((tool.to_owned(), canonical.clone()));
+        cycle_hit(state, max_period, repeats)
+    });
+    model.stats.observed += 1;
+    let expected = match model.tier(tool, run) {
+        Some(Tier::Gentle) => Some(Reminder {
             tier: Tier::Gentle,
             count: run,
             text: GENTLE_TEXT.encode_utf16().collect(),
-        })
-    } else if model.thresholds.contains(&run) {
-        Some(Reminder {
+            tools: Vec::new(),
+        }),
+        Some(_) => Some(Reminder {
             tier: Tier::Detailed,
             count: run,
             text: model.detailed(tool, run, &canonical),
-        })
-    } else {
-        None
+            tools: Vec::new(),
+        }),
+        None => cycle.map(|(tools, repetitions)| Reminder {
+            tier: Tier::Cycle,
+            count: repetitions,
+            text: cycle_text(&tools, repetitions),
+            tools,
+        }),
     };
+    if let Some(reminder) = &expected {
+        model.stats.reminders += 1;
+        match reminder.tier {
+            Tier::Gentle => model.stats.gentle += 1,
+            Tier::Detailed => model.stats.detailed += 1,
+            Tier::Cycle => model.stats.cycle += 1,
+        }
+    }
     assert_eq!(got, Ok(expected), "{agent:?} {tool:?} run {run}");
 }
 
@@ -319,30 +527,76 @@ fn build(config: &ConfigInput) -> Option<(Guard, Model)> {
             include,
             exclude,
             preview,
+            cycles,
+            same_result_only,
+            overrides,
+            repeat_every,
         } => {
-            let mut values: Vec<u64> = Vec::new();
-            for t in thresholds.iter().take(6) {
-                let v = u64::from(t % 12) + 2;
-                if !values.contains(&v) {
-                    values.push(v);
+            let threshold_list = |raw: &[u8]| {
+                let mut values: Vec<u64> = Vec::new();
+                for t in raw.iter().take(6) {
+                    let v = u64::from(t % 12) + 2;
+                    if !values.contains(&v) {
+                        values.push(v);
+                    }
                 }
-            }
-            if values.is_empty() {
-                values.push(3);
-            }
+                if values.is_empty() {
+                    values.push(3);
+                }
+                values
+            };
+            let mut values = threshold_list(thresholds);
+            let cycles = cycles.map(|(p, r)| (usize::from(p % 4) + 2, usize::from(r % 3) + 2));
+            let overrides: Vec<(Vec<String>, Vec<u64>)> = overrides
+                .iter()
+                .take(3)
+                .map(|(patterns, thresholds)| {
+                    let mut patterns: Vec<String> =
+                        patterns.iter().take(3).map(Name::text).collect();
+                    if patterns.is_empty() {
+                        patterns.push("*".to_owned());
+                    }
+                    (patterns, threshold_list(thresholds))
+                })
+                .collect();
+            let repeat_every = repeat_every.map(|n| u64::from(n % 5) + 1);
             let include: Vec<String> = include.iter().take(4).map(Name::text).collect();
             let exclude: Vec<String> = exclude.iter().take(4).map(Name::text).collect();
             let preview = usize::from(preview % 40) + 1;
             let strings = |list: &[String]| {
                 RawValue::List(list.iter().cloned().map(RawValue::String).collect())
             };
+            let numbers = |list: &[u64]| {
+                RawValue::List(list.iter().map(|&v| RawValue::Number(v as f64)).collect())
+            };
+            let object = |fields: Vec<(&str, RawValue)>| {
+                RawValue::Object(fields.into_iter().map(|(k, v)| (k.to_owned(), v)).collect())
+            };
             let raw = RawConfig {
-                thresholds: RawValue::List(
-                    values.iter().map(|&v| RawValue::Number(v as f64)).collect(),
-                ),
+                thresholds: numbers(&values),
                 include: strings(&include),
                 exclude: strings(&exclude),
                 arguments_preview_chars: RawValue::Number(preview as f64),
+                cycles: cycles.map_or(RawValue::Missing, |(p, r)| {
+                    object(vec![
+                        ("maxPeriod", RawValue::Number(p as f64)),
+                        ("repeats", RawValue::Number(r as f64)),
+                    ])
+                }),
+                same_result_only: RawValue::Bool(*same_result_only),
+                overrides: RawValue::List(
+                    overrides
+                        .iter()
+                        .map(|(patterns, thresholds)| {
+                            object(vec![
+                                ("tools", strings(patterns)),
+                                ("thresholds", numbers(thresholds)),
+                            ])
+                        })
+                        .collect(),
+                ),
+                repeat_every: repeat_every
+                    .map_or(RawValue::Missing, |n| RawValue::Number(n as f64)),
             };
             let config = GuardConfig::from_raw(&raw)
                 .unwrap_or_else(|e| panic!("a valid config {raw:?} is rejected: {e}"));
@@ -360,7 +614,15 @@ fn build(config: &ConfigInput) -> Option<(Guard, Model)> {
                 include: chars(&include),
                 exclude: chars(&exclude),
                 preview,
+                cycles,
+                same_result_only: *same_result_only,
+                overrides: overrides
+                    .iter()
+                    .map(|(patterns, thresholds)| (chars(patterns), thresholds.clone()))
+                    .collect(),
+                repeat_every,
                 chains: HashMap::new(),
+                stats: Stats::default(),
             };
             Some((guard, model))
         }
@@ -375,6 +637,7 @@ fn build(config: &ConfigInput) -> Option<(Guard, Model)> {
                 include: raw_value(include),
                 exclude: raw_value(exclude),
                 arguments_preview_chars: raw_value(preview),
+                ..RawConfig::default()
             };
             let got = GuardConfig::from_raw(&raw);
             let expected = expected_verdict(&raw);
@@ -474,12 +737,19 @@ fn expected_verdict(raw: &RawConfig) -> Result<(), &'static str> {
 
 fn verdict_kind(error: &ConfigError) -> &'static str {
     match error {
-        ConfigError::EmptyThresholds => "EmptyThresholds",
+        ConfigError::EmptyThresholds(_) => "EmptyThresholds",
         ConfigError::InvalidThreshold(_) => "InvalidThreshold",
-        ConfigError::DuplicateThresholds => "DuplicateThresholds",
+        ConfigError::DuplicateThresholds(_) => "DuplicateThresholds",
         ConfigError::InvalidPreviewChars(_) => "InvalidPreviewChars",
         ConfigError::NotAnObject(_) => "NotAnObject",
         ConfigError::NotAList { .. } => "NotAList",
         ConfigError::NotAString { .. } => "NotAString",
+        // The opt-in keys (issue 7), which these raw configs leave absent.
+        ConfigError::NotAnObjectField { .. } => "NotAnObjectField",
+        ConfigError::InvalidMaxPeriod(_) => "InvalidMaxPeriod",
+        ConfigError::InvalidRepeats(_) => "InvalidRepeats",
+        ConfigError::NotABoolean { .. } => "NotABoolean",
+        ConfigError::EmptyTools(_) => "EmptyTools",
+        ConfigError::InvalidRepeatEvery(_) => "InvalidRepeatEvery",
     }
 }

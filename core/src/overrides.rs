@@ -1,0 +1,117 @@
+//! Opt-in per-tool thresholds (`overrides: [{ tools, thresholds }]`): the first
+//! entry with a pattern matching the tool's name supplies its thresholds; other
+//! tools keep the global ones. Patterns follow `include` / `exclude`'s rules.
+
+use std::collections::HashMap;
+
+use crate::patterns::matches_any;
+
+/// One validated entry: patterns (not empty) and thresholds (ascending, distinct, >= 2).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Override {
+    pub tools: Vec<String>,
+    pub thresholds: Vec<f64>,
+}
+
+/// Tool names whose entry is known. Names come from the tool registry, so
+/// there are few; the cap only bounds a caller inventing names without end.
+const CACHE_LIMIT: usize = 1024;
+
+/// The entries, with each tool name's answer cached.
+#[derive(Debug, Clone, Default)]
+pub struct Overrides {
+    entries: Vec<Override>,
+    /// Tool name → index of its entry, or `None` for the global thresholds.
+    cache: HashMap<String, Option<usize>>,
+}
+
+impl Overrides {
+    pub fn new(entries: Vec<Override>) -> Self {
+        Self {
+            entries,
+            cache: HashMap::new(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    pub fn entries(&self) -> &[Override] {
+        &self.entries
+    }
+
+    /// The thresholds `tool` uses: the first matching entry's, else `global`.
+    pub fn thresholds_for<'a>(&'a mut self, tool: &str, global: &'a [f64]) -> &'a [f64] {
+        if self.entries.is_empty() {
+            return global;
+        }
+        let index = match self.cache.get(tool) {
+            Some(known) => *known,
+            None => {
+                let found = self
+                    .entries
+                    .iter()
+                    .position(|entry| matches_any(&entry.tools, tool));
+                if self.cache.len() >= CACHE_LIMIT {
+                    self.cache.clear();
+                }
+                self.cache.insert(tool.to_owned(), found);
+                found
+            }
+        };
+        match index.and_then(|i| self.entries.get(i)) {
+            Some(entry) => &entry.thresholds,
+            None => global,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(tools: &[&str], thresholds: &[f64]) -> Override {
+        Override {
+            tools: tools.iter().map(|s| s.to_string()).collect(),
+            thresholds: thresholds.to_vec(),
+        }
+    }
+
+    #[test]
+    fn first_match_wins_and_others_keep_the_global_thresholds() {
+        let mut o = Overrides::new(vec![
+            entry(&["poll_*", "wait"], &[10.0]),
+            entry(&["poll_status", "build"], &[2.0, 4.0]),
+        ]);
+        let global = [3.0, 5.0, 8.0];
+        assert_eq!(o.thresholds_for("poll_status", &global), &[10.0]);
+        assert_eq!(o.thresholds_for("wait", &global), &[10.0]);
+        assert_eq!(o.thresholds_for("build", &global), &[2.0, 4.0]);
+        assert_eq!(o.thresholds_for("grep", &global), &global);
+        // Answers come from the cache the second time, unchanged.
+        assert_eq!(o.thresholds_for("build", &global), &[2.0, 4.0]);
+        assert_eq!(
+            o.thresholds_for("poll\nx", &global),
+            &global,
+            "* stops at line terminators"
+        );
+    }
+
+    #[test]
+    fn the_cache_stays_bounded() {
+        let mut o = Overrides::new(vec![entry(&["x"], &[2.0])]);
+        for i in 0..3000 {
+            o.thresholds_for(&format!("tool{i}"), &[3.0]);
+        }
+        assert!(o.cache.len() <= CACHE_LIMIT);
+        assert_eq!(o.thresholds_for("x", &[3.0]), &[2.0]);
+    }
+
+    #[test]
+    fn no_entries_means_global() {
+        let mut o = Overrides::default();
+        assert_eq!(o.thresholds_for("a", &[3.0]), &[3.0]);
+        assert!(o.cache.is_empty());
+    }
+}

@@ -1,0 +1,28 @@
+//! Counters for observability (`stats()`): per guard, never per agent, plain
+//! integers bumped on the call path.
+
+use crate::reminders::Tier;
+
+/// What a guard has seen and said since it was made (`clear()` keeps them).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Stats {
+    /// Tracked calls counted into a chain (untracked calls and calls whose
+    /// arguments have no canonical form are not).
+    pub observed: u64,
+    /// Reminders returned, every tier.
+    pub reminders: u64,
+    pub gentle: u64,
+    pub detailed: u64,
+    pub cycle: u64,
+}
+
+impl Stats {
+    pub(crate) fn reminded(&mut self, tier: Tier) {
+        self.reminders += 1;
+        match tier {
+            Tier::Gentle => self.gentle += 1,
+            Tier::Detailed => self.detailed += 1,
+            Tier::Cycle => self.cycle += 1,
+        }
+    }
+}

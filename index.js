@@ -5,7 +5,7 @@ import { createRequire } from 'node:module'
 import Schema from '@deepseek-ai/schemastery'
 import { createUserMessage } from '@deepseek-ai/dsh-llm'
 
-import { encode, encoded, release } from './encode.js'
+import { HANDLE, encode, encoded, release } from './encode.js'
 
 const require = createRequire(import.meta.url)
 const binding = require('./native.cjs')
@@ -80,16 +80,11 @@ export function apply(ctx, config) {
       const id = exec.agent.id
       // Results are compared only when asked for; they cross into Rust through the class.
       if (sameResultOnly) return guard.observe(id, tool, exec.arguments, result)
-      const chars = typeof id === 'string' ? encode(exec.arguments) : undefined
       // Not plain parsed JSON (or an odd id): the class path, which applies JSON's rules exactly.
-      if (chars === undefined) return guard.observe(id, tool, exec.arguments)
-      // The id and the name ride in front of the arguments' characters: one string read for all.
-      const prefix = id + tool
-      let all = chars
-      if (typeof chars === 'string') all = prefix + chars
-      else chars[0] = prefix + chars[0]
+      if (typeof id !== 'string' || !encode(exec.arguments, id, tool)) return guard.observe(id, tool, exec.arguments)
       try {
-        return binding.__observeEncoded(handle, encoded.ops, encoded.length, all, id.length, tool.length)
+        encoded.ops[HANDLE] = handle
+        return binding.__observeEncoded(encoded.ops, encoded.units, encoded.pieces)
       } finally {
         release()
       }

@@ -1,10 +1,15 @@
-//! The plugin's hot path, `__observeEncoded(handle, ops, opsLength, chars,
-//! agentIdLength, toolNameLength)`: a raw Node-API function, because napi-rs'
-//! argument conversions and class unwrapping cost more than the rest of a
-//! small call. `encode.js` builds `ops` and the arguments' characters (see
-//! `repeat_tool_guard_core::encoded`); the plugin puts the agent id and the
-//! tool name in front of those characters, so one string read brings all
-//! three. It is internal: the public API is `RepeatToolGuard`.
+//! The plugin's hot path, `__observeEncoded(ops, units, pieces)`: a raw
+//! Node-API function, because napi-rs' argument conversions and class
+//! unwrapping cost more than the rest of a small call. `encode.js` builds the
+//! `Float64Array` `ops`: a header ([`HEADER`] numbers: the guard's handle, the
+//! ops and code units used, the agent id's and tool name's lengths) and then
+//! the arguments (see `repeat_tool_guard_core::encoded`). It writes the agent
+//! id, the tool name and every key and string of the arguments into the
+//! `Uint16Array` `units`, except strings long enough that passing them as
+//! they are beats copying them there: those come in `pieces`, `[offset,
+//! string, …]`, each to be read in at that offset of `units`. Both arrays are
+//! borrowed; without pieces no string is read at all. It is internal: the
+//! public API is `RepeatToolGuard`.
 
 use std::cell::RefCell;
 use std::ptr;
@@ -14,7 +19,7 @@ use napi::sys::{self, napi_callback_info, napi_env, napi_value};
 use napi::{Error, Result, Status};
 use repeat_tool_guard_core::Arguments;
 
-use crate::js::{ErrorClass, Js};
+use crate::js::{ErrorClass, Js, Kind};
 use crate::{registry, Reminder};
 
 /// Buffers of the last call, kept to reuse their allocations.
@@ -46,22 +51,45 @@ pub unsafe extern "C" fn observe_encoded(env: napi_env, info: napi_callback_info
     }
 }
 
-/// The characters are one string, or an array of strings to join (`encode.js`
-/// passes long strings on their own, so V8 need not copy them into one).
-fn read_chars(js: Js, chars: napi_value, units: &mut Vec<u16>) -> Result<()> {
-    if !js.is_array(chars)? {
-        return js.utf16_into(chars, units);
+/// The characters: `units` itself without pieces, else `units` with each
+/// piece's string read in at its offset, assembled in `buffer`.
+fn read_chars<'a>(
+    js: Js,
+    units: &'a [u16],
+    pieces: napi_value,
+    buffer: &'a mut Vec<u16>,
+) -> Result<&'a [u16]> {
+    if matches!(js.kind(pieces)?, Kind::Null | Kind::Undefined) {
+        return Ok(units);
     }
-    units.clear();
-    for index in 0..js.array_length(chars)? {
-        js.utf16_append(js.element(chars, index)?, units)?;
+    buffer.clear();
+    let mut copied = 0;
+    let count = js.array_length(pieces)?;
+    for index in (0..count).step_by(2) {
+        let offset = length(js, js.element(pieces, index)?, "piece offset")?;
+        let before = units.get(copied..offset).ok_or_else(|| {
+            Error::new(
+                Status::InvalidArg,
+                "repeat-tool-guard: piece offsets out of order".to_owned(),
+            )
+        })?;
+        buffer.extend_from_slice(before);
+        js.utf16_append(js.element(pieces, index + 1)?, buffer)?;
+        copied = offset;
     }
-    Ok(())
+    buffer.extend_from_slice(units.get(copied..).unwrap_or_default());
+    Ok(buffer)
 }
 
-/// A length passed from JavaScript: a whole, non-negative number.
+/// Numbers at the head of `ops`: handle, ops used, units used, id length, name length.
+const HEADER: usize = 5;
+
+/// A length passed from JavaScript as a value.
 fn length(js: Js, value: napi_value, what: &str) -> Result<usize> {
-    let value = js.number(value)?;
+    whole(js.number(value)?, what)
+}
+
+fn whole(value: f64, what: &str) -> Result<usize> {
     // `as` saturates, so the round trip holds only for whole numbers in range.
     if (value as usize) as f64 == value {
         Ok(value as usize)
@@ -80,8 +108,9 @@ fn utf8_into(units: &[u16], out: &mut String) {
 }
 
 fn observe(js: Js, info: napi_callback_info) -> Result<napi_value> {
-    let mut argc = 6;
-    let mut argv = [ptr::null_mut(); 6];
+    const ARGS: usize = 3;
+    let mut argc = ARGS;
+    let mut argv = [ptr::null_mut(); ARGS];
     let status = unsafe {
         sys::napi_get_cb_info(
             js.env,
@@ -92,41 +121,51 @@ fn observe(js: Js, info: napi_callback_info) -> Result<napi_value> {
             ptr::null_mut(),
         )
     };
-    if status != sys::Status::napi_ok || argc < 6 {
+    if status != sys::Status::napi_ok || argc < ARGS {
         return Err(Error::new(
             Status::InvalidArg,
-            "repeat-tool-guard: __observeEncoded takes 6 arguments".to_owned(),
+            "repeat-tool-guard: __observeEncoded takes 3 arguments".to_owned(),
         ));
     }
-    let [handle, ops, used, chars, agent_len, tool_len] = argv;
-    let handle = js.number(handle)?;
-    let used = length(js, used, "opsLength")?;
-    let agent_len = length(js, agent_len, "agentIdLength")?;
-    let tool_len = length(js, tool_len, "toolNameLength")?;
+    let [ops, units, pieces] = argv;
+    let out_of_range = |what: &str| {
+        Error::new(
+            Status::InvalidArg,
+            format!("repeat-tool-guard: {what} out of range"),
+        )
+    };
+    // Borrowed: no JavaScript runs until the call returns (see `Js::float64_array`).
+    let ops = js.float64_array(ops)?;
+    let [handle, ops_len, units_len, agent_len, tool_len] = *ops
+        .first_chunk::<HEADER>()
+        .ok_or_else(|| out_of_range("ops header"))?;
+    let ops = ops
+        .get(HEADER..whole(ops_len, "ops length")?)
+        .ok_or_else(|| out_of_range("ops length"))?;
+    let units = js
+        .uint16_array(units)?
+        .get(..whole(units_len, "units length")?)
+        .ok_or_else(|| out_of_range("units length"))?;
+    let agent_len = whole(agent_len, "agent id length")?;
+    let tool_len = whole(tool_len, "tool name length")?;
     BUFFERS.with(|buffers| {
         let mut buffers = buffers.try_borrow_mut().map_err(|_| {
             Error::new(Status::GenericFailure, "repeat-tool-guard: busy".to_owned())
         })?;
-        let Buffers { units, agent, tool } = &mut *buffers;
-        // Read the characters (which may allocate on the V8 heap) before borrowing the ops.
-        read_chars(js, chars, units)?;
-        let out_of_range = || {
-            Error::new(
-                Status::InvalidArg,
-                "repeat-tool-guard: id and name lengths exceed the characters".to_owned(),
-            )
-        };
-        let (agent_units, rest) = units.split_at_checked(agent_len).ok_or_else(out_of_range)?;
-        let (tool_units, argument_units) =
-            rest.split_at_checked(tool_len).ok_or_else(out_of_range)?;
+        let Buffers {
+            units: buffer,
+            agent,
+            tool,
+        } = &mut *buffers;
+        let chars = read_chars(js, units, pieces, buffer)?;
+        let (agent_units, rest) = chars
+            .split_at_checked(agent_len)
+            .ok_or_else(|| out_of_range("agent id length"))?;
+        let (tool_units, argument_units) = rest
+            .split_at_checked(tool_len)
+            .ok_or_else(|| out_of_range("tool name length"))?;
         utf8_into(agent_units, agent);
         utf8_into(tool_units, tool);
-        let ops = js.float64_array(ops)?.get(..used).ok_or_else(|| {
-            Error::new(
-                Status::InvalidArg,
-                "repeat-tool-guard: opsLength out of range".to_owned(),
-            )
-        })?;
         let arguments = Arguments::Encoded {
             ops,
             units: argument_units,
@@ -137,8 +176,8 @@ fn observe(js: Js, info: napi_callback_info) -> Result<napi_value> {
         })
         .map_err(|e| js.throw(ErrorClass::Error, &e.to_string()))?
         .map_err(|e| js.throw(ErrorClass::Error, &e.to_string()))?;
-        if units.capacity() > KEEP_CHARS {
-            *units = Vec::new();
+        if buffer.capacity() > KEEP_CHARS {
+            *buffer = Vec::new();
         }
         match observed {
             None => js.null(),

@@ -239,16 +239,41 @@ impl Js {
     /// detach or resize the buffer, and the caller makes no calls into it
     /// while holding the slice.
     pub fn float64_array(self, value: napi_value) -> Result<&'static [f64]> {
+        let (data, length) =
+            self.typed_array(value, sys::TypedarrayType::float64_array, "Float64Array")?;
+        // SAFETY: Node-API reports `length` f64 elements at `data` (already
+        // offset into the buffer and aligned, as a Float64Array's must be).
+        Ok(unsafe { slice_of(data.cast::<f64>(), length) })
+    }
+
+    /// The elements of a `Uint16Array`, borrowed from its buffer, on the same terms.
+    pub fn uint16_array(self, value: napi_value) -> Result<&'static [u16]> {
+        let (data, length) =
+            self.typed_array(value, sys::TypedarrayType::uint16_array, "Uint16Array")?;
+        // SAFETY: as above, for u16 elements.
+        Ok(unsafe { slice_of(data.cast::<u16>(), length) })
+    }
+
+    /// A typed array of the `expected` kind: its data pointer and element count.
+    fn typed_array(
+        self,
+        value: napi_value,
+        expected: sys::napi_typedarray_type,
+        name: &str,
+    ) -> Result<(*mut std::ffi::c_void, usize)> {
+        let wrong = || {
+            Error::new(
+                Status::InvalidArg,
+                format!("repeat-tool-guard: expected a {name}"),
+            )
+        };
         let mut is_typed_array = false;
         check(
             unsafe { sys::napi_is_typedarray(self.env, value, &mut is_typed_array) },
             "typed array check",
         )?;
         if !is_typed_array {
-            return Err(Error::new(
-                Status::InvalidArg,
-                "repeat-tool-guard: expected a Float64Array",
-            ));
+            return Err(wrong());
         }
         let mut kind = 0;
         let mut length = 0;
@@ -267,18 +292,10 @@ impl Js {
             },
             "typed array read",
         )?;
-        if kind != sys::TypedarrayType::float64_array {
-            return Err(Error::new(
-                Status::InvalidArg,
-                "repeat-tool-guard: expected a Float64Array",
-            ));
+        if kind != expected {
+            return Err(wrong());
         }
-        if data.is_null() || length == 0 {
-            return Ok(&[]);
-        }
-        // SAFETY: Node-API reports `length` f64 elements at `data` (already
-        // offset into the buffer and aligned, as a Float64Array's must be).
-        Ok(unsafe { std::slice::from_raw_parts(data.cast::<f64>(), length) })
+        Ok((data, length))
     }
 
     /// A string as UTF-8; only for text known to be well-formed (JSON.stringify output).
@@ -439,4 +456,15 @@ impl Js {
         matches!(name.as_deref(), Ok("RangeError"))
             && message.is_ok_and(|m| m.contains("call stack"))
     }
+}
+
+/// `length` elements at `data`, or none for a null pointer or an empty array.
+///
+/// # Safety
+/// `data` must point to `length` initialized, aligned elements that outlive the slice.
+unsafe fn slice_of<T>(data: *const T, length: usize) -> &'static [T] {
+    if data.is_null() || length == 0 {
+        return &[];
+    }
+    unsafe { std::slice::from_raw_parts(data, length) }
 }

@@ -1,7 +1,8 @@
 // Issue 7's opt-in features against the default path, through the plugin's tools/post-execute
 // listener, same process, interleaved rounds, fresh frozen ~100 B arguments per call. With
-// BASELINE_DIR set (benchmark/run.sh builds the last commit before the features there), the same
-// default-config call of that build runs alongside: the ratio shows what a disabled feature costs.
+// BASELINE_DIR set to a built checkout without the features (this tree with issue #7's merge
+// reverted), the same default-config call of that build runs alongside: the ratio shows what the
+// features cost while disabled.
 import { pathToFileURL } from 'node:url'
 import * as guard from '../index.js'
 import { deepFreeze, listenersOf } from '../harness/listeners.mjs'
@@ -14,7 +15,7 @@ const result = deepFreeze({ content: [{ type: 'text', text: 'src/a.ts:1: TODO' }
 const variants = [{ name: 'default config', plugin: guard, config: {} }]
 if (process.env.BASELINE_DIR) {
   const baseline = await import(pathToFileURL(`${process.env.BASELINE_DIR}/index.js`).href)
-  variants.push({ name: `default config, before the features (${process.env.BASELINE_REV ?? 'baseline'})`, plugin: baseline, config: {} })
+  variants.push({ name: `default config, ${process.env.BASELINE_LABEL ?? 'baseline'}`, plugin: baseline, config: {} })
 }
 // Settings that are on but never fire here, so every variant does the same no-reminder work.
 variants.push(

@@ -102,10 +102,7 @@ impl Guard {
         tool: &str,
         arguments: Arguments<'_>,
     ) -> Result<Option<Reminder>, CanonicalError> {
-        if !self.is_tracked(tool) {
-            return Ok(None);
-        }
-        self.observe_tracked(agent, tool, arguments)
+        self.observe_with_result(agent, tool, arguments, None)
     }
 
     /// [`Guard::observe`] for a caller that has already checked [`Guard::is_tracked`].

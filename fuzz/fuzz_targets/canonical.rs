@@ -7,12 +7,18 @@
 //!   first, ascending, then UTF-16 code-unit order), each key once;
 //! - canonical text is a fixed point: canonicalizing it again changes nothing;
 //! - a UTF-16 string canonicalizes to the same text as its JSON literal, escaped any
-//!   way (here: every unit as `\uXXXX`), and gets the same chain key.
+//!   way (here: every unit as `\uXXXX`), and gets the same chain key;
+//! - the plugin's flat encoding of what serde_json parses (written as `encode.js`
+//!   writes it) walks to the same canonical text and the same chain key;
+//! - the bytes read as a flat encoding (ops and code units): whatever the walk
+//!   accepts has canonical text that is a fixed point.
 #![no_main]
 
 use std::cmp::Ordering;
 
 use libfuzzer_sys::fuzz_target;
+use repeat_tool_guard_core::digest::call_key;
+use repeat_tool_guard_core::encoded::{ARRAY, FALSE, NULL, NUMBER, OBJECT, STRING, TRUE};
 use repeat_tool_guard_core::{
     canonicalize_json, Arguments, Guard, GuardConfig, RawConfig, RawValue, Tier,
 };
@@ -22,6 +28,7 @@ fuzz_target!(|data: &[u8]| {
     if let Ok(text) = std::str::from_utf8(data) {
         check_json(text);
     }
+    check_encoding(data);
     let units: Vec<u16> = data
         .chunks_exact(2)
         .map(|pair| u16::from_le_bytes([pair[0], pair[1]]))
@@ -42,6 +49,25 @@ fn check_json(text: &str) {
         Ok(canonical.as_str()),
         "canonical text of {text:?} is not a fixed point"
     );
+    if let Ok(value) = &theirs {
+        let (mut ops, mut units) = (Vec::new(), Vec::new());
+        encode(value, &mut ops, &mut units);
+        let encoded = Arguments::Encoded {
+            ops: &ops,
+            units: &units,
+        };
+        let mut walked = String::new();
+        encoded
+            .write_canonical(&mut walked)
+            .unwrap_or_else(|e| panic!("the encoding of {text:?} is rejected: {e}"));
+        assert_eq!(walked, canonical, "the encoding of {text:?} walks elsewhere");
+        let scratch = &mut Default::default();
+        assert_eq!(
+            call_key("t", encoded, scratch),
+            call_key("t", Arguments::Json(text), scratch),
+            "the encoding of {text:?} has another key"
+        );
+    }
     if let Ok(value) = theirs {
         let reparsed: Value = serde_json::from_str(&canonical)
             .unwrap_or_else(|e| panic!("canonical {canonical:?} of {text:?} does not parse: {e}"));
@@ -149,6 +175,73 @@ fn check_text(units: &[u16]) {
             canonicalize_json(&plain).as_deref(),
             Ok(canonical.as_str()),
             "serde_json's literal {plain:?} canonicalizes differently"
+        );
+    }
+}
+
+/// The flat encoding as `encode.js` writes it: members in V8's order of a key-sorted object.
+fn encode(value: &Value, ops: &mut Vec<f64>, units: &mut Vec<u16>) {
+    match value {
+        Value::Null => ops.push(NULL),
+        Value::Bool(b) => ops.push(if *b { TRUE } else { FALSE }),
+        // serde_json reads numbers past f64's range as errors, so every number here is finite.
+        Value::Number(n) => ops.extend([NUMBER, n.as_f64().unwrap_or(0.0)]),
+        Value::String(s) => {
+            ops.extend([STRING, s.encode_utf16().count() as f64]);
+            units.extend(s.encode_utf16());
+        }
+        Value::Array(items) => {
+            ops.extend([ARRAY, items.len() as f64]);
+            items.iter().for_each(|item| encode(item, ops, units));
+        }
+        Value::Object(members) => {
+            ops.extend([OBJECT, members.len() as f64]);
+            let mut sorted: Vec<_> = members.iter().collect();
+            sorted.sort_by(|(a, _), (b, _)| v8_order(a, b));
+            for (key, item) in sorted {
+                ops.push(key.encode_utf16().count() as f64);
+                units.extend(key.encode_utf16());
+                encode(item, ops, units);
+            }
+        }
+    }
+}
+
+/// The bytes as a flat encoding: the first byte splits them into ops (each byte a
+/// small op, or one of a few edge numbers) and code units (byte pairs).
+fn check_encoding(data: &[u8]) {
+    let Some((&split, rest)) = data.split_first() else {
+        return;
+    };
+    let (op_bytes, unit_bytes) = rest.split_at(usize::from(split).min(rest.len()));
+    let ops: Vec<f64> = op_bytes
+        .iter()
+        .map(|&b| match b {
+            0..=239 => f64::from(b % 10),
+            240 => f64::NAN,
+            241 => f64::INFINITY,
+            242 => -1.0,
+            243 => -0.0,
+            244 => 0.5,
+            245 => 1e300,
+            246 => 4_294_967_295.0,
+            _ => f64::from(b - 200),
+        })
+        .collect();
+    let units: Vec<u16> = unit_bytes
+        .chunks_exact(2)
+        .map(|pair| u16::from_le_bytes([pair[0], pair[1]]))
+        .collect();
+    let encoded = Arguments::Encoded {
+        ops: &ops,
+        units: &units,
+    };
+    let mut text = String::new();
+    if encoded.write_canonical(&mut text).is_ok() {
+        assert_eq!(
+            canonicalize_json(&text).as_deref(),
+            Ok(text.as_str()),
+            "an accepted encoding {ops:?} walked to {text:?}, not canonical text"
         );
     }
 }

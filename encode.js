@@ -30,14 +30,15 @@ const KEEP_OPS = 1 << 17
 const KEEP_UNITS = 1 << 18
 
 // The ops start with a header, so that one array brings Rust every number of a call: the guard's
-// handle (set by the caller), the ops and code units used, and the lengths of the agent id and the
-// tool name, whose code units come first in `units`.
+// handle (set by the caller), the ops and code units used, the lengths of the agent id and the
+// tool name, whose code units come first in `units`, and how many long strings `pieces` holds.
 export const HANDLE = 0
 const OPS_LENGTH = 1
 const UNITS_LENGTH = 2
 const AGENT_ID_LENGTH = 3
 const TOOL_NAME_LENGTH = 4
-const HEADER = 5
+const PIECES = 5
+const HEADER = 6
 
 const objectPrototype = Object.prototype
 // JSON.rawJSON objects (Node 22) are null-prototype objects that JSON.stringify prints raw.
@@ -244,6 +245,7 @@ export function encode(value, agentId = '', tool = '') {
     ops[UNITS_LENGTH] = written
     ops[AGENT_ID_LENGTH] = agentId.length
     ops[TOOL_NAME_LENGTH] = tool.length
+    ops[PIECES] = pieces === null ? 0 : pieces.length / 2
     encoded.ops = ops
     encoded.units = units
     encoded.pieces = pieces

@@ -24,8 +24,8 @@ function charsOf({ ops, units, pieces }) {
 /** Reads an encoding back as canonical JSON text, in the order the ops give (no sorting). */
 function decode({ ops }, text) {
   const length = ops[1]
-  // After the header; past the agent id and tool name (empty here).
-  let op = 5
+  // After the header.
+  let op = 6
   let at = 0
   const take = (n) => text.slice(at, (at += n))
   function value() {
@@ -115,8 +115,9 @@ test('Rust rejects members out of canonical order, which no walk writes', (t) =>
   const guard = new RepeatToolGuard({})
   const observe = (chars) => {
     const units = Uint16Array.from('agtool' + chars, (c) => c.charCodeAt(0))
-    // Header (handle, ops and units used, id and name lengths), then {<1 char>: null, <1 char>: null}.
-    const ops = new Float64Array([guard.__handle(), 11, units.length, 2, 4, 6, 2, 1, 0, 1, 0])
+    // Header (handle, ops and units used, id and name lengths, no pieces), then
+    // {<1 char>: null, <1 char>: null}.
+    const ops = new Float64Array([guard.__handle(), 12, units.length, 2, 4, 0, 6, 2, 1, 0, 1, 0])
     return binding.__observeEncoded(ops, units, null)
   }
   for (const chars of ['ba', 'aa', '10']) t.throws(() => observe(chars), { message: /malformed argument encoding/ })
@@ -146,4 +147,39 @@ test('anything JSON.stringify would treat otherwise than a plain value is left t
   }
   t.true(encode({ a: [1] }))
   release()
+})
+
+test('a malformed call of the raw hot path is a clear error, never a crash or a read out of bounds', (t) => {
+  const guard = new RepeatToolGuard({})
+  const units = Uint16Array.from('agtoolab', (c) => c.charCodeAt(0))
+  // handle, ops used, units used, id length, name length, pieces; then {"a": null, "b": null}
+  const header = [guard.__handle(), 12, units.length, 2, 4, 0]
+  const body = [6, 2, 1, 0, 1, 0]
+  const call = (head, pieces = null, theUnits = units, tail = body) => binding.__observeEncoded(new Float64Array([...head, ...tail]), theUnits, pieces)
+  t.is(call(header), null)
+  const cases = [
+    [() => binding.__observeEncoded([1, 2, 3], units, null), /expected a Float64Array/],
+    [() => binding.__observeEncoded(new Float64Array([...header, ...body]), 'agtoolab', null), /expected a Uint16Array/],
+    [() => binding.__observeEncoded(new Float64Array(3), units, null), /ops header out of range/],
+    [() => binding.__observeEncoded(), /takes 3 arguments/],
+  ]
+  for (const [index, value, message] of [
+    [1, 13, /ops length out of range/], [1, 2, /ops length out of range/], [1, 0.5, /ops length out of range/],
+    [2, 9, /units length out of range/], [2, -1, /units length out of range/],
+    [3, 9, /agent id length out of range/], [4, 7, /tool name length out of range/],
+    [5, 1, /fewer pieces than the header says/], [0, 12345, /.+/], [0, NaN, /.+/],
+  ]) {
+    const head = [...header]
+    head[index] = value
+    cases.push([() => call(head), message])
+  }
+  cases.push([() => call([...header.slice(0, 2), 6, 2, 4, 1], [7, 'ab']), /piece offsets out of order/])
+  cases.push([() => call([...header.slice(0, 2), 6, 2, 4, 1], [6, 42]), /.+/])
+  for (const [run, message] of cases) t.throws(run, { message })
+  // A piece read in where it belongs: the same call as before, so a run of two.
+  const reminded = new RepeatToolGuard({ thresholds: [2] })
+  // The last code unit ("b") comes as a piece at offset 7 instead.
+  const again = [reminded.__handle(), 12, 7, 2, 4, 1]
+  t.is(binding.__observeEncoded(new Float64Array([reminded.__handle(), ...header.slice(1)].concat(body)), units, null), null)
+  t.is(binding.__observeEncoded(new Float64Array([...again, ...body]), units.subarray(0, 7), [7, 'b']).count, 2)
 })

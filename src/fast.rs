@@ -2,7 +2,8 @@
 //! Node-API function, because napi-rs' argument conversions and class
 //! unwrapping cost more than the rest of a small call. `encode.js` builds the
 //! `Float64Array` `ops`: a header ([`HEADER`] numbers: the guard's handle, the
-//! ops and code units used, the agent id's and tool name's lengths) and then
+//! ops and code units used, the agent id's and tool name's lengths, the number
+//! of pieces) and then
 //! the arguments (see `repeat_tool_guard_core::encoded`). It writes the agent
 //! id, the tool name and every key and string of the arguments into the
 //! `Uint16Array` `units`, except strings long enough that passing them as
@@ -19,7 +20,7 @@ use napi::sys::{self, napi_callback_info, napi_env, napi_value};
 use napi::{Error, Result, Status};
 use repeat_tool_guard_core::Arguments;
 
-use crate::js::{ErrorClass, Js, Kind};
+use crate::js::{ErrorClass, Js};
 use crate::{registry, Reminder};
 
 /// Buffers of the last call, kept to reuse their allocations.
@@ -51,21 +52,30 @@ pub unsafe extern "C" fn observe_encoded(env: napi_env, info: napi_callback_info
     }
 }
 
-/// The characters: `units` itself without pieces, else `units` with each
-/// piece's string read in at its offset, assembled in `buffer`.
+/// The characters: `units` itself without pieces, else `units` with each of
+/// the `count` pieces' string read in at its offset, assembled in `buffer`.
 fn read_chars<'a>(
     js: Js,
     units: &'a [u16],
     pieces: napi_value,
+    count: usize,
     buffer: &'a mut Vec<u16>,
 ) -> Result<&'a [u16]> {
-    if matches!(js.kind(pieces)?, Kind::Null | Kind::Undefined) {
+    if count == 0 {
         return Ok(units);
     }
     buffer.clear();
     let mut copied = 0;
-    let count = js.array_length(pieces)?;
-    for index in (0..count).step_by(2) {
+    let count = u32::try_from(count)
+        .ok()
+        .filter(|&count| count <= js.array_length(pieces).unwrap_or(0) / 2)
+        .ok_or_else(|| {
+            Error::new(
+                Status::InvalidArg,
+                "repeat-tool-guard: fewer pieces than the header says".to_owned(),
+            )
+        })?;
+    for index in (0..count * 2).step_by(2) {
         let offset = length(js, js.element(pieces, index)?, "piece offset")?;
         let before = units.get(copied..offset).ok_or_else(|| {
             Error::new(
@@ -81,8 +91,8 @@ fn read_chars<'a>(
     Ok(buffer)
 }
 
-/// Numbers at the head of `ops`: handle, ops used, units used, id length, name length.
-const HEADER: usize = 5;
+/// Numbers at the head of `ops`: handle, ops used, units used, id length, name length, pieces.
+const HEADER: usize = 6;
 
 /// A length passed from JavaScript as a value.
 fn length(js: Js, value: napi_value, what: &str) -> Result<usize> {
@@ -136,7 +146,7 @@ fn observe(js: Js, info: napi_callback_info) -> Result<napi_value> {
     };
     // Borrowed: no JavaScript runs until the call returns (see `Js::float64_array`).
     let ops = js.float64_array(ops)?;
-    let [handle, ops_len, units_len, agent_len, tool_len] = *ops
+    let [handle, ops_len, units_len, agent_len, tool_len, piece_count] = *ops
         .first_chunk::<HEADER>()
         .ok_or_else(|| out_of_range("ops header"))?;
     let ops = ops
@@ -148,6 +158,7 @@ fn observe(js: Js, info: napi_callback_info) -> Result<napi_value> {
         .ok_or_else(|| out_of_range("units length"))?;
     let agent_len = whole(agent_len, "agent id length")?;
     let tool_len = whole(tool_len, "tool name length")?;
+    let piece_count = whole(piece_count, "piece count")?;
     BUFFERS.with(|buffers| {
         let mut buffers = buffers.try_borrow_mut().map_err(|_| {
             Error::new(Status::GenericFailure, "repeat-tool-guard: busy".to_owned())
@@ -157,7 +168,7 @@ fn observe(js: Js, info: napi_callback_info) -> Result<napi_value> {
             agent,
             tool,
         } = &mut *buffers;
-        let chars = read_chars(js, units, pieces, buffer)?;
+        let chars = read_chars(js, units, pieces, piece_count, buffer)?;
         let (agent_units, rest) = chars
             .split_at_checked(agent_len)
             .ok_or_else(|| out_of_range("agent id length"))?;

@@ -267,31 +267,24 @@ impl Js {
                 format!("repeat-tool-guard: expected a {name}"),
             )
         };
-        let mut is_typed_array = false;
-        check(
-            unsafe { sys::napi_is_typedarray(self.env, value, &mut is_typed_array) },
-            "typed array check",
-        )?;
-        if !is_typed_array {
-            return Err(wrong());
-        }
         let mut kind = 0;
         let mut length = 0;
         let mut data = ptr::null_mut();
-        check(
-            unsafe {
-                sys::napi_get_typedarray_info(
-                    self.env,
-                    value,
-                    &mut kind,
-                    &mut length,
-                    &mut data,
-                    ptr::null_mut(),
-                    ptr::null_mut(),
-                )
-            },
-            "typed array read",
-        )?;
+        // Anything but a typed array makes Node-API answer napi_invalid_arg: no separate check.
+        let status = unsafe {
+            sys::napi_get_typedarray_info(
+                self.env,
+                value,
+                &mut kind,
+                &mut length,
+                &mut data,
+                ptr::null_mut(),
+                ptr::null_mut(),
+            )
+        };
+        if status != sys::Status::napi_ok {
+            return Err(wrong());
+        }
         if kind != expected {
             return Err(wrong());
         }

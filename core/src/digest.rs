@@ -114,25 +114,31 @@ impl Digester<'_> {
     }
 
     fn units(&mut self, units: &[u16]) {
-        let narrow = units.iter().fold(0u16, |acc, &u| acc | u) <= 0xff;
-        // Most strings are short: written in one go, with room made first.
+        // Most strings are short: narrowed in one pass while checking they fit, room made first.
         if units.len() < 0x80 {
             if self.buffer.len() + 2 + 2 * units.len() > BLOCK {
                 self.flush();
             }
-            if narrow {
-                self.buffer
-                    .extend_from_slice(&[TAG_NARROW, units.len() as u8]);
-                // Truncation is the point: every unit is at most 0xff here.
-                self.buffer.extend(units.iter().map(|&u| u as u8));
-            } else {
-                self.buffer
-                    .extend_from_slice(&[TAG_WIDE, units.len() as u8]);
+            let start = self.buffer.len();
+            self.buffer.reserve(2 + units.len());
+            self.buffer.push(TAG_NARROW);
+            self.buffer.push(units.len() as u8);
+            let mut all = 0u16;
+            for &unit in units {
+                all |= unit;
+                // Truncation is checked below: `all` keeps every high bit seen.
+                self.buffer.push(unit as u8);
+            }
+            if all > 0xff {
+                self.buffer.truncate(start);
+                self.buffer.push(TAG_WIDE);
+                self.buffer.push(units.len() as u8);
                 self.buffer
                     .extend(units.iter().flat_map(|u| u.to_le_bytes()));
             }
             return;
         }
+        let narrow = units.iter().fold(0u16, |acc, &u| acc | u) <= 0xff;
         if narrow {
             self.tag_len(TAG_NARROW, units.len());
             for chunk in units.chunks(BLOCK) {

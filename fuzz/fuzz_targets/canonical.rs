@@ -60,7 +60,10 @@ fn check_json(text: &str) {
         encoded
             .write_canonical(&mut walked)
             .unwrap_or_else(|e| panic!("the encoding of {text:?} is rejected: {e}"));
-        assert_eq!(walked, canonical, "the encoding of {text:?} walks elsewhere");
+        assert_eq!(
+            walked, canonical,
+            "the encoding of {text:?} walks elsewhere"
+        );
         let scratch = &mut Default::default();
         assert_eq!(
             call_key("t", encoded, scratch),

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Instructions per __observeEncoded call (benchmark/instructions.mjs) under valgrind's callgrind,
-# for this tree or the built checkout given as $1: deterministic, unlike timings on a shared machine.
+# for this tree or the built checkout given as $1: independent of the load, unlike timings on a shared
+# machine (V8's compilation and collections still move it by a few hundred from run to run).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 dir=$(realpath "${1:-.}")

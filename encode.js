@@ -4,9 +4,9 @@
 // of every key and string into a Uint16Array (long strings are passed as they are). Rust borrows
 // both, checks the order and hashes in one pass (see core/src/encoded.rs for the format). This
 // beats JSON.stringify, which escapes every character and prints every number only for Rust to
-// parse the text again; and joining strings would build a rope for V8 to flatten and copy. Anything that is not plain
-// parsed JSON (toJSON, class instances, BigInt, very deep or cyclic values) is left to the
-// class's own `observe`, which follows JSON.stringify's rules exactly.
+// parse the text again; and joining strings would build a rope for V8 to flatten and copy.
+// Anything that is not plain parsed JSON (toJSON, class instances, BigInt, very deep or cyclic
+// values) is left to the class's own `observe`, which follows JSON.stringify's rules exactly.
 
 const NULL = 0
 const FALSE = 1

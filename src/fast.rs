@@ -3,8 +3,7 @@
 //! unwrapping cost more than the rest of a small call. `encode.js` builds the
 //! `Float64Array` `ops`: a header ([`HEADER`] numbers: the guard's handle, the
 //! ops and code units used, the agent id's and tool name's lengths, the number
-//! of pieces) and then
-//! the arguments (see `repeat_tool_guard_core::encoded`). It writes the agent
+//! of pieces) and then the arguments (see `repeat_tool_guard_core::encoded`). It writes the agent
 //! id, the tool name and every key and string of the arguments into the
 //! `Uint16Array` `units`, except strings long enough that passing them as
 //! they are beats copying them there: those come in `pieces`, `[offset,
@@ -99,16 +98,21 @@ fn length(js: Js, value: napi_value, what: &str) -> Result<usize> {
     whole(js.number(value)?, what)
 }
 
+/// A number as a length: a whole, non-negative number.
 fn whole(value: f64, what: &str) -> Result<usize> {
     // `as` saturates, so the round trip holds only for whole numbers in range.
     if (value as usize) as f64 == value {
         Ok(value as usize)
     } else {
-        Err(Error::new(
-            Status::InvalidArg,
-            format!("repeat-tool-guard: {what} out of range"),
-        ))
+        Err(out_of_range(what))
     }
+}
+
+fn out_of_range(what: &str) -> Error {
+    Error::new(
+        Status::InvalidArg,
+        format!("repeat-tool-guard: {what} out of range"),
+    )
 }
 
 /// Replaces `out` with UTF-16 `units` as UTF-8 (a lone surrogate becomes U+FFFD).
@@ -138,12 +142,6 @@ fn observe(js: Js, info: napi_callback_info) -> Result<napi_value> {
         ));
     }
     let [ops, units, pieces] = argv;
-    let out_of_range = |what: &str| {
-        Error::new(
-            Status::InvalidArg,
-            format!("repeat-tool-guard: {what} out of range"),
-        )
-    };
     // Borrowed: no JavaScript runs until the call returns (see `Js::float64_array`).
     let ops = js.float64_array(ops)?;
     let [handle, ops_len, units_len, agent_len, tool_len, piece_count] = *ops

@@ -194,14 +194,8 @@ impl Js {
     /// A string's UTF-16 code units, lone surrogates included.
     pub fn utf16(self, value: napi_value) -> Result<Vec<u16>> {
         let mut units = Vec::new();
-        self.utf16_into(value, &mut units)?;
+        self.utf16_append(value, &mut units)?;
         Ok(units)
-    }
-
-    /// Replaces `units` with a string's UTF-16 code units, reusing its allocation.
-    pub fn utf16_into(self, value: napi_value, units: &mut Vec<u16>) -> Result<()> {
-        units.clear();
-        self.utf16_append(value, units)
     }
 
     /// Appends a string's UTF-16 code units to `units`.

@@ -5,7 +5,7 @@
 //! arguments while detection still covers every byte of them: two different
 //! calls share a key only through a BLAKE3 collision.
 //!
-//! What is hashed is not the canonical text but an unambiguous binary form of
+//! What is kept or hashed is not the canonical text but an unambiguous binary form of
 //! the same canonical value (members sorted and deduplicated exactly as for the
 //! text): a type tag per value, lengths before contents, numbers as their
 //! IEEE-754 bits, strings as their UTF-16 code units (one byte each when they
@@ -61,8 +61,9 @@ const TAG_OBJECT: u8 = 7;
 /// The tool name, first.
 const TAG_TOOL: u8 = 8;
 
-/// Collects the binary form and hashes it: in one go when it fits in a
-/// block (most calls), else block by block, large enough for BLAKE3's SIMD paths.
+/// Collects the binary form: kept whole when it fits in a block (most calls;
+/// then it is the key itself, or hashed in one go), else hashed block by
+/// block, blocks large enough for BLAKE3's SIMD paths.
 struct Digester<'b> {
     hasher: Option<blake3::Hasher>,
     buffer: &'b mut Vec<u8>,

@@ -26,10 +26,8 @@
 //! count and length, so no input reads out of bounds, allocates more than its
 //! own size, or passes for a value it is not.
 
-use std::cmp::Ordering;
-
 use crate::canonical::CanonicalError;
-use crate::tape::{array_index, Key, Scalar, Str, Visitor};
+use crate::tape::{Key, Scalar, Str, Visitor};
 
 pub const NULL: f64 = 0.0;
 pub const FALSE: f64 = 1.0;
@@ -127,7 +125,7 @@ pub(crate) fn walk(
                 let key = units.get(chars..chars + len).unwrap_or_default();
                 let (start, end) = frame.last_key;
                 let last = units.get(start..end).unwrap_or_default();
-                if !frame.first && canonical_order(last, key) != Ordering::Less {
+                if !frame.first && Key::Units(last).canonical_cmp(&Key::Units(key)).is_ge() {
                     return Err(invalid(at));
                 }
                 visitor.key(&Key::Units(key), frame.first);
@@ -140,18 +138,6 @@ pub(crate) fn walk(
             frame.first = false;
             break;
         }
-    }
-}
-
-/// The order of keys in canonical form: array indices first, numerically,
-/// then the other keys in UTF-16 order.
-fn canonical_order(a: &[u16], b: &[u16]) -> Ordering {
-    let index = |key: &[u16]| array_index(key.iter().copied());
-    match (index(a), index(b)) {
-        (Some(a), Some(b)) => a.cmp(&b),
-        (Some(_), None) => Ordering::Less,
-        (None, Some(_)) => Ordering::Greater,
-        (None, None) => a.cmp(b),
     }
 }
 

@@ -102,8 +102,8 @@ pub(crate) fn visit(
     Ok(())
 }
 
-/// An open container while a front end reads: its tape index, whether it is
-/// an object, and a count (values read so far, or still to read).
+/// An open container while the JSON parser reads: its tape index, whether it
+/// is an object, and how many elements it has so far.
 #[derive(Debug)]
 pub(crate) struct Open {
     pub(crate) index: usize,
@@ -421,6 +421,13 @@ impl Key<'_> {
         }
     }
 
+    /// Canonical key order: array indices first, numerically, then UTF-16 order.
+    pub(crate) fn canonical_cmp(&self, other: &Self) -> Ordering {
+        self.order_key()
+            .cmp(&other.order_key())
+            .then_with(|| self.cmp_utf16(other))
+    }
+
     /// `Array.prototype.sort`'s default order: UTF-16 code units.
     fn cmp_utf16(&self, other: &Self) -> Ordering {
         match (self, other) {
@@ -440,7 +447,7 @@ impl Key<'_> {
 }
 
 /// Canonical decimal digits without a leading zero, at most 4294967294.
-pub(crate) fn array_index(units: impl ExactSizeIterator<Item = u16>) -> Option<u32> {
+fn array_index(units: impl ExactSizeIterator<Item = u16>) -> Option<u32> {
     let len = units.len();
     if len == 0 || len > 10 {
         return None;

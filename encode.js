@@ -1,10 +1,10 @@
 // The plugin's fast way to hand a call's arguments to Rust: one walk over the parsed value in
 // canonical order (each object's keys sorted here: objects have few, and JavaScript compares
-// strings natively) that writes its structure and numbers into a Float64Array and the characters
-// of every key and string into a Uint16Array (long strings are passed as they are). Rust borrows
-// both, checks the order and hashes in one pass (see core/src/encoded.rs for the format). This
-// beats JSON.stringify, which escapes every character and prints every number only for Rust to
-// parse the text again; and joining strings would build a rope for V8 to flatten and copy.
+// strings natively) that writes its structure and numbers as a Float64Array and the characters
+// of every key and string as a Uint16Array, both views of one ArrayBuffer (long strings are
+// passed as they are). Rust borrows the buffer, checks the order and hashes in one pass (see
+// core/src/encoded.rs for the format). This beats JSON.stringify, which escapes every character
+// and prints every number only for Rust to parse the text again.
 // Anything that is not plain parsed JSON (toJSON, class instances, BigInt, very deep or cyclic
 // values) is left to the class's own `observe`, which follows JSON.stringify's rules exactly.
 
@@ -29,30 +29,67 @@ const LONG_STRING = 128
 const KEEP_OPS = 1 << 17
 const KEEP_UNITS = 1 << 18
 
-// The ops start with a header, so that one array brings Rust every number of a call: the guard's
-// handle (set by the caller), the ops and code units used, the lengths of the agent id and the
-// tool name, whose code units come first in `units`, and how many long strings `pieces` holds.
-export const HANDLE = 0
+// The ops start with a header, so that the buffer brings Rust every number of a call: the guard's
+// handle, the ops and code units used, the lengths of the agent id and the tool name, whose code
+// units come first in `units`, how many long strings `pieces` holds, and where in the buffer the
+// code units start (in bytes).
+const HANDLE = 0
 const OPS_LENGTH = 1
 const UNITS_LENGTH = 2
 const AGENT_ID_LENGTH = 3
 const TOOL_NAME_LENGTH = 4
 const PIECES = 5
-const HEADER = 6
+const UNITS_OFFSET = 6
+export const HEADER = 7
 
 const objectPrototype = Object.prototype
 // JSON.rawJSON objects (Node 22) are null-prototype objects that JSON.stringify prints raw.
 const isRawJSON = JSON.isRawJSON ?? (() => false)
-let ops = new Float64Array(INITIAL_OPS)
-// Open containers, their keys (null for arrays), their sizes, the next position in each, and for
-// objects where their member count goes in `ops` and the members written; module-level only to
-// reuse their storage.
-const containers = []
-const keyLists = []
-const sizes = []
-const positions = []
-const counts = []
-const present = []
+
+/** The last encoding, valid until the next call: the buffer, its two views, and the long strings. */
+export const encoded = { memory: null, ops: null, units: null, pieces: null }
+
+// The views being written (also in `encoded`), how much of each is used, and the long strings met:
+// [offset in units, string, ...].
+let ops
+let units
+let n = 0
+let written = 0
+let pieces = null
+// The agent id and tool name whose code units start `units` (null: unknown). The next call mostly
+// has the same ones, and then needs not copy them again.
+let prefixAgentId = null
+let prefixTool = null
+
+/** Puts `ops` and `units` in one new buffer of the given capacities, keeping what is written. */
+function allocate(opsCapacity, unitsCapacity) {
+  const memory = new ArrayBuffer(opsCapacity * 8 + unitsCapacity * 2)
+  const nextOps = new Float64Array(memory, 0, opsCapacity)
+  const nextUnits = new Uint16Array(memory, opsCapacity * 8, unitsCapacity)
+  if (ops !== undefined) {
+    nextOps.set(ops.subarray(0, n))
+    nextUnits.set(units.subarray(0, written))
+  }
+  nextOps[UNITS_OFFSET] = opsCapacity * 8
+  ops = encoded.ops = nextOps
+  units = encoded.units = nextUnits
+  encoded.memory = memory
+}
+allocate(INITIAL_OPS, INITIAL_UNITS)
+
+/** Makes room for `needed` ops; false past the cap. */
+function grow(needed) {
+  if (needed > MAX_OPS) return false
+  allocate(Math.max(needed, ops.length * 2), units.length)
+  return true
+}
+
+/** Makes room for `needed` code units; false past the cap. */
+function growUnits(needed) {
+  if (needed > MAX_UNITS) return false
+  allocate(ops.length, Math.max(needed, units.length * 2))
+  return true
+}
 
 /** A canonical array index ("0" … "4294967294"): Object.keys lists these first, ascending. */
 function isArrayIndex(key) {
@@ -80,10 +117,15 @@ function sortKeys(keys) {
   if (length - start <= INSERTION_SORT) {
     for (let i = start + 1; i < length; i++) {
       const key = keys[i]
+      // Keys mostly differ in their first code unit: comparing it first spares most string
+      // comparisons. (`| 0`: the empty key's NaN becomes 0, a tie decided by `>`.)
+      const first = key.charCodeAt(0) | 0
       let j = i - 1
-      while (j >= start && keys[j] > key) {
-        keys[j + 1] = keys[j]
-        j--
+      for (; j >= start; j--) {
+        const other = keys[j]
+        const head = other.charCodeAt(0) | 0
+        if (head < first || (head === first && !(other > key))) break
+        keys[j + 1] = other
       }
       keys[j + 1] = key
     }
@@ -95,31 +137,6 @@ function sortKeys(keys) {
   }
 }
 
-function grow(needed) {
-  if (needed > MAX_OPS) return false
-  const bigger = new Float64Array(Math.max(needed, ops.length * 2))
-  bigger.set(ops)
-  ops = bigger
-  return true
-}
-
-let units = new Uint16Array(INITIAL_UNITS)
-
-function growUnits(needed) {
-  if (needed > MAX_UNITS) return false
-  const bigger = new Uint16Array(Math.max(needed, units.length * 2))
-  bigger.set(units)
-  units = bigger
-  return true
-}
-
-// How deep the last walk went: the stack entries to clear afterwards.
-let deepest = 0
-
-// Code units written to `units`, and the long strings met: [offset in units, string, ...].
-let written = 0
-let pieces = null
-
 /** Adds a string's code units to the characters; false when they would grow past the cap. */
 function append(text) {
   const length = text.length
@@ -128,8 +145,13 @@ function append(text) {
     pieces.push(written, text)
     return true
   }
-  if (written + length > units.length && !growUnits(written + length)) return false
-  for (let i = 0; i < length; i++) units[written++] = text.charCodeAt(i)
+  const at = written
+  const end = at + length
+  if (end > units.length && !growUnits(end)) return false
+  // Locals, not the module's bindings, inside the loop.
+  const out = units
+  for (let i = 0; i < length; i++) out[at + i] = text.charCodeAt(i)
+  written = end
   return true
 }
 
@@ -138,138 +160,125 @@ function hasNoJsonForm(value) {
   return value === undefined || typeof value === 'function' || typeof value === 'symbol'
 }
 
-function walk(root) {
-  if (typeof objectPrototype.toJSON === 'function') return false
-  let n = HEADER
-  let depth = 0
-  let value = root
-  for (;;) {
-    // A step writes at most three ops: a tag and its operand, then the next key's length.
-    if (n + 3 > ops.length && !grow(n + 3)) return false
-    // `typeof value === '…'` tests, not a switch on `typeof value`: the optimizing compiler turns
-    // each test into a type check, where a switch first builds the type's name.
-    if (typeof value === 'string') {
-      ops[n++] = STRING
-      ops[n++] = value.length
-      if (!append(value)) return false
-    } else if (typeof value === 'number') {
-      ops[n++] = NUMBER
-      ops[n++] = value
-    } else if (typeof value === 'boolean') {
-      ops[n++] = value ? TRUE : FALSE
-    } else if (value === null) {
-      ops[n++] = NULL
-    } else if (typeof value === 'object') {
-      if (depth === MAX_DEPTH) return false
-      let keys = null
-      let size
-      if (Array.isArray(value)) {
-        if (typeof value.toJSON === 'function') return false
-        size = value.length
-        ops[n++] = ARRAY
-        ops[n++] = size
-      } else {
-        const prototype = Object.getPrototypeOf(value)
-        if (prototype !== objectPrototype && (prototype !== null || isRawJSON(value))) return false
-        keys = Object.keys(value)
-        size = keys.length
-        // A plain object's toJSON is its own (Object.prototype's is checked once per walk):
-        // looking for the key is cheaper than a property lookup that misses.
-        for (let i = 0; i < size; i++) if (keys[i] === 'toJSON') return false
-        if (size > 1) sortKeys(keys)
-        ops[n++] = OBJECT
-        // The count of members with a JSON form, written when the object closes.
-        counts[depth] = n++
-        present[depth] = 0
-      }
-      containers[depth] = value
-      keyLists[depth] = keys
-      sizes[depth] = size
-      positions[depth] = 0
-      depth++
-      if (depth > deepest) deepest = depth
-    } else if (depth > 0 && hasNoJsonForm(value)) {
-      // `null` in an array (members holding such a value are skipped below).
-      ops[n++] = NULL
-    } else {
-      // A BigInt, or a root without JSON form.
-      return false
-    }
-    // Move to the next value: the next element or member of the innermost open container.
-    for (;;) {
-      if (depth === 0) {
-        ops[OPS_LENGTH] = n
-        return true
-      }
-      const top = depth - 1
-      const container = containers[top]
-      const keys = keyLists[top]
-      const position = positions[top]
-      if (position < sizes[top]) {
-        positions[top] = position + 1
-        if (keys === null) {
-          value = container[position]
-          break
-        }
-        const key = keys[position]
-        value = container[key]
-        // A member without a JSON form is left out, as JSON.stringify does.
-        if (hasNoJsonForm(value)) continue
-        present[top]++
-        ops[n++] = key.length
-        if (!append(key)) return false
-        break
-      }
-      if (keys !== null) ops[counts[top]] = present[top]
-      depth--
-    }
+/**
+ * Writes `value` in canonical order; false when it is not plain parsed JSON. Recursive: the depth
+ * is capped at MAX_DEPTH, and a stack overflow before that is caught by `encode`.
+ */
+function write(value, depth) {
+  // A step writes at most three ops: a tag and its operand, then an object's first key length.
+  if (n + 3 > ops.length && !grow(n + 3)) return false
+  // `typeof value === '…'` tests, not a switch on `typeof value`: the optimizing compiler turns
+  // each test into a type check, where a switch first builds the type's name.
+  if (typeof value === 'string') {
+    ops[n++] = STRING
+    ops[n++] = value.length
+    return append(value)
   }
+  if (typeof value === 'number') {
+    ops[n++] = NUMBER
+    ops[n++] = value
+    return true
+  }
+  if (typeof value === 'boolean') {
+    ops[n++] = value ? TRUE : FALSE
+    return true
+  }
+  if (value === null) {
+    ops[n++] = NULL
+    return true
+  }
+  // A BigInt, a root without JSON form, or too deep.
+  if (typeof value !== 'object' || depth === MAX_DEPTH) return false
+  if (Array.isArray(value)) {
+    if (typeof value.toJSON === 'function') return false
+    const size = value.length
+    ops[n++] = ARRAY
+    ops[n++] = size
+    for (let i = 0; i < size; i++) {
+      const item = value[i]
+      if (!hasNoJsonForm(item)) {
+        if (!write(item, depth + 1)) return false
+      } else {
+        // `null` in an array.
+        if (n + 1 > ops.length && !grow(n + 1)) return false
+        ops[n++] = NULL
+      }
+    }
+    return true
+  }
+  const prototype = Object.getPrototypeOf(value)
+  if (prototype !== objectPrototype && (prototype !== null || isRawJSON(value))) return false
+  const keys = Object.keys(value)
+  const size = keys.length
+  // A plain object's toJSON is its own (Object.prototype's is checked once per walk): looking for
+  // the key is cheaper than a property lookup that misses.
+  for (let i = 0; i < size; i++) if (keys[i] === 'toJSON') return false
+  if (size > 1) sortKeys(keys)
+  ops[n++] = OBJECT
+  // The count of members with a JSON form, written once they are.
+  const count = n++
+  let present = 0
+  for (let i = 0; i < size; i++) {
+    const key = keys[i]
+    const member = value[key]
+    // A member without a JSON form is left out, as JSON.stringify does.
+    if (hasNoJsonForm(member)) continue
+    present++
+    if (n + 1 > ops.length && !grow(n + 1)) return false
+    ops[n++] = key.length
+    if (!append(key) || !write(member, depth + 1)) return false
+  }
+  ops[count] = present
+  return true
 }
 
 /**
- * The last encoding, valid until the next call: `ops` (header first, then the value),
- * `units` and `pieces` (null, or long strings to read in: [offset in units, string, ...]).
+ * Encodes `value` into `encoded` for the guard with `handle`, its characters after those of the
+ * agent id and the tool name; false when it is not plain parsed JSON and must take the class's
+ * `observe`.
  */
-export const encoded = { ops, units, pieces: null }
-
-/**
- * Encodes `value` into `encoded`, its characters after those of the agent id and the tool name;
- * false when it is not plain parsed JSON and must take the class's `observe`.
- */
-export function encode(value, agentId = '', tool = '') {
+export function encode(value, agentId = '', tool = '', handle = 0) {
   try {
-    written = 0
+    n = HEADER
     pieces = null
-    if (!append(agentId) || !append(tool)) return false
-    if (walk(value) !== true) return false
+    if (typeof objectPrototype.toJSON === 'function') return false
+    if (agentId === prefixAgentId && tool === prefixTool) {
+      // Still at the start of `units` from the last call.
+      written = agentId.length + tool.length
+    } else {
+      written = 0
+      prefixAgentId = prefixTool = null
+      if (!append(agentId) || !append(tool)) return false
+      if (pieces === null) {
+        prefixAgentId = agentId
+        prefixTool = tool
+      }
+    }
+    if (!write(value, 0)) return false
+    ops[HANDLE] = handle
+    ops[OPS_LENGTH] = n
     ops[UNITS_LENGTH] = written
     ops[AGENT_ID_LENGTH] = agentId.length
     ops[TOOL_NAME_LENGTH] = tool.length
     ops[PIECES] = pieces === null ? 0 : pieces.length / 2
-    encoded.ops = ops
-    encoded.units = units
     encoded.pieces = pieces
     return true
+  } catch {
+    // A stack overflow on a deep value (or a throwing proxy): the class path decides.
+    return false
   } finally {
-    // Let go of the arguments (the stacks outlive the call only to keep their storage).
     pieces = null
-    for (let i = 0; i < deepest; i++) {
-      containers[i] = undefined
-      keyLists[i] = undefined
-    }
-    deepest = 0
   }
 }
 
-/** Lets go of the last encoding's strings and drops oversized buffers once Rust has read them. */
+/** Lets go of the last encoding's strings and drops an oversized buffer once Rust has read it. */
 export function release() {
   encoded.pieces = null
-  if (ops.length > KEEP_OPS) {
-    ops = new Float64Array(INITIAL_OPS)
-    encoded.ops = ops
-  }
-  if (units.length > KEEP_UNITS) {
-    units = new Uint16Array(INITIAL_UNITS)
-    encoded.units = units
+  if (ops.length > KEEP_OPS || units.length > KEEP_UNITS) {
+    n = 0
+    written = 0
+    ops = undefined
+    prefixAgentId = prefixTool = null
+    allocate(INITIAL_OPS, INITIAL_UNITS)
   }
 }

@@ -5,7 +5,7 @@ import { createRequire } from 'node:module'
 import Schema from '@deepseek-ai/schemastery'
 import { createUserMessage } from '@deepseek-ai/dsh-llm'
 
-import { HANDLE, encode, encoded, release } from './encode.js'
+import { encode, encoded, release } from './encode.js'
 
 const require = createRequire(import.meta.url)
 const binding = require('./native.cjs')
@@ -81,10 +81,9 @@ export function apply(ctx, config) {
       // Results are compared only when asked for; they cross into Rust through the class.
       if (sameResultOnly) return guard.observe(id, tool, exec.arguments, result)
       // Not plain parsed JSON (or an odd id): the class path, which applies JSON's rules exactly.
-      if (typeof id !== 'string' || !encode(exec.arguments, id, tool)) return guard.observe(id, tool, exec.arguments)
+      if (typeof id !== 'string' || !encode(exec.arguments, id, tool, handle)) return guard.observe(id, tool, exec.arguments)
       try {
-        encoded.ops[HANDLE] = handle
-        return binding.__observeEncoded(encoded.ops, encoded.units, encoded.pieces)
+        return binding.__observeEncoded(encoded.memory, encoded.pieces)
       } finally {
         release()
       }

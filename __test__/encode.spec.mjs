@@ -4,7 +4,7 @@
 import test from 'ava'
 import { createRequire } from 'node:module'
 import { RepeatToolGuard, canonicalize } from '../index.js'
-import { HANDLE, encode, encoded, release } from '../encode.js'
+import { HEADER, encode, encoded, release } from '../encode.js'
 import { randomJson, rng } from './oracle.mjs'
 
 const binding = createRequire(import.meta.url)('../native.cjs')
@@ -24,8 +24,7 @@ function charsOf({ ops, units, pieces }) {
 /** Reads an encoding back as canonical JSON text, in the order the ops give (no sorting). */
 function decode({ ops }, text) {
   const length = ops[1]
-  // After the header.
-  let op = 6
+  let op = HEADER
   let at = 0
   const take = (n) => text.slice(at, (at += n))
   function value() {
@@ -88,10 +87,9 @@ test('Rust accepts what the walk writes and keys it as the class path does', (t)
   const guard = new RepeatToolGuard({ thresholds: [2] })
   const handle = guard.__handle()
   const fast = (agent, value) => {
-    t.true(encode(value, agent, 'tool'))
+    t.true(encode(value, agent, 'tool', handle))
     try {
-      encoded.ops[HANDLE] = handle
-      return binding.__observeEncoded(encoded.ops, encoded.units, encoded.pieces)
+      return binding.__observeEncoded(encoded.memory, encoded.pieces)
     } finally {
       release()
     }
@@ -111,14 +109,26 @@ test('Rust accepts what the walk writes and keys it as the class path does', (t)
   }
 })
 
+/**
+ * An ArrayBuffer laid out as encode.js lays out its own: `ops` from the start (the header's units
+ * offset, its last number, filled in unless given), then the code units of `chars`.
+ */
+function memoryOf(ops, chars, unitsOffset = ops.length * 8) {
+  const memory = new ArrayBuffer(Math.max(ops.length * 8, unitsOffset + chars.length * 2))
+  const header = [...ops]
+  if (header.length >= HEADER && header[HEADER - 1] === undefined) header[HEADER - 1] = unitsOffset
+  new Float64Array(memory, 0, ops.length).set(header)
+  for (let i = 0; i < chars.length; i++) new DataView(memory).setUint16(unitsOffset + i * 2, chars.charCodeAt(i), true)
+  return memory
+}
+
 test('Rust rejects members out of canonical order, which no walk writes', (t) => {
   const guard = new RepeatToolGuard({})
   const observe = (chars) => {
-    const units = Uint16Array.from('agtool' + chars, (c) => c.charCodeAt(0))
-    // Header (handle, ops and units used, id and name lengths, no pieces), then
-    // {<1 char>: null, <1 char>: null}.
-    const ops = new Float64Array([guard.__handle(), 12, units.length, 2, 4, 0, 6, 2, 1, 0, 1, 0])
-    return binding.__observeEncoded(ops, units, null)
+    // Header (handle, ops and units used, id and name lengths, no pieces, units offset to fill in),
+    // then {<1 char>: null, <1 char>: null}.
+    const ops = [guard.__handle(), 13, 8, 2, 4, 0, undefined, 6, 2, 1, 0, 1, 0]
+    return binding.__observeEncoded(memoryOf(ops, 'agtool' + chars), null)
   }
   for (const chars of ['ba', 'aa', '10']) t.throws(() => observe(chars), { message: /malformed argument encoding/ })
   t.is(observe('01'), null)
@@ -151,35 +161,48 @@ test('anything JSON.stringify would treat otherwise than a plain value is left t
 
 test('a malformed call of the raw hot path is a clear error, never a crash or a read out of bounds', (t) => {
   const guard = new RepeatToolGuard({})
-  const units = Uint16Array.from('agtoolab', (c) => c.charCodeAt(0))
-  // handle, ops used, units used, id length, name length, pieces; then {"a": null, "b": null}
-  const header = [guard.__handle(), 12, units.length, 2, 4, 0]
+  // handle, ops used, units used, id length, name length, pieces, units offset (filled in);
+  // then {"a": null, "b": null}
+  const header = [guard.__handle(), 13, 8, 2, 4, 0, undefined]
   const body = [6, 2, 1, 0, 1, 0]
-  const call = (head, pieces = null, theUnits = units, tail = body) => binding.__observeEncoded(new Float64Array([...head, ...tail]), theUnits, pieces)
+  const call = (head, pieces = null, chars = 'agtoolab', unitsOffset) => binding.__observeEncoded(memoryOf([...head, ...body], chars, unitsOffset), pieces)
   t.is(call(header), null)
+  const detached = memoryOf([...header, ...body], 'agtoolab')
+  structuredClone(detached, { transfer: [detached] })
   const cases = [
-    [() => binding.__observeEncoded([1, 2, 3], units, null), /expected a Float64Array/],
-    [() => binding.__observeEncoded(new Float64Array([...header, ...body]), 'agtoolab', null), /expected a Uint16Array/],
-    [() => binding.__observeEncoded(new Float64Array(3), units, null), /ops header out of range/],
-    [() => binding.__observeEncoded(), /takes 3 arguments/],
+    [() => binding.__observeEncoded(new Float64Array([...header, ...body]), null), /expected an ArrayBuffer/],
+    [() => binding.__observeEncoded('agtoolab', null), /expected an ArrayBuffer/],
+    [() => binding.__observeEncoded(new ArrayBuffer(48), null), /ops header out of range/],
+    [() => binding.__observeEncoded(detached, null), /ops header out of range/],
+    [() => binding.__observeEncoded(), /takes 2 arguments/],
   ]
   for (const [index, value, message] of [
-    [1, 13, /ops length out of range/], [1, 2, /ops length out of range/], [1, 0.5, /ops length out of range/],
+    [1, 14, /(ops length|units offset) out of range/], [1, 1e6, /ops length out of range/], [1, 2, /ops length out of range/], [1, 0.5, /ops length out of range/],
     [2, 9, /units length out of range/], [2, -1, /units length out of range/],
     [3, 9, /agent id length out of range/], [4, 7, /tool name length out of range/],
-    [5, 1, /fewer pieces than the header says/], [0, 12345, /.+/], [0, NaN, /.+/],
+    [5, 1, /expected the pieces/], [0, 12345, /.+/], [0, NaN, /.+/],
+    // The units may not start inside the ops used, past the buffer, or between two code units.
+    [6, 13 * 8 - 2, /units offset out of range/], [6, 1e9, /units length out of range/], [6, 13 * 8 + 1, /units length out of range/], [6, -8, /units offset out of range/],
   ]) {
     const head = [...header]
     head[index] = value
     cases.push([() => call(head), message])
   }
-  cases.push([() => call([...header.slice(0, 2), 6, 2, 4, 1], [7, 'ab']), /piece offsets out of order/])
-  cases.push([() => call([...header.slice(0, 2), 6, 2, 4, 1], [6, 42]), /.+/])
+  const withPiece = [...header.slice(0, 2), 6, 2, 4, 1, undefined]
+  cases.push([() => call(withPiece, [7, 'ab'], 'agtool'), /piece offsets out of order/])
+  cases.push([() => call(withPiece, [6, 42], 'agtool'), /.+/])
+  cases.push([() => call(withPiece, [6, 'ab', 8, 'c'], 'agtool'), /not as many as the header says/])
+  for (const pieces of [null, {}, 'ab']) cases.push([() => call(withPiece, pieces, 'agtool'), /expected the pieces/])
+  cases.push([() => call(withPiece, [6], 'agtool'), /not as many as the header says/])
   for (const [run, message] of cases) t.throws(run, { message })
+  // A getter among the pieces that detaches the buffer runs before the buffer is read.
+  const memory = memoryOf([...withPiece, ...body], 'agtool')
+  const pieces = [6]
+  Object.defineProperty(pieces, 1, { get: () => (structuredClone(memory, { transfer: [memory] }), 'ab'), enumerable: true })
+  t.throws(() => binding.__observeEncoded(memory, pieces), { message: /ops header out of range/ })
   // A piece read in where it belongs: the same call as before, so a run of two.
   const reminded = new RepeatToolGuard({ thresholds: [2] })
+  t.is(call([reminded.__handle(), ...header.slice(1)]), null)
   // The last code unit ("b") comes as a piece at offset 7 instead.
-  const again = [reminded.__handle(), 12, 7, 2, 4, 1]
-  t.is(binding.__observeEncoded(new Float64Array([reminded.__handle(), ...header.slice(1)].concat(body)), units, null), null)
-  t.is(binding.__observeEncoded(new Float64Array([...again, ...body]), units.subarray(0, 7), [7, 'b']).count, 2)
+  t.is(call([reminded.__handle(), 13, 7, 2, 4, 1, undefined], [7, 'b'], 'agtoola').count, 2)
 })

@@ -5,9 +5,8 @@
 import { createRequire } from 'node:module'
 import { pathToFileURL } from 'node:url'
 const [dir, calls] = [process.argv[2], Number(process.argv[3])]
-const { HANDLE, encode, encoded } = await import(pathToFileURL(`${dir}/encode.js`).href)
+const { encode, encoded } = await import(pathToFileURL(`${dir}/encode.js`).href)
 const binding = createRequire(`${dir}/`)('./native.cjs')
 const guard = new binding.RepeatToolGuard({})
-encode(JSON.parse('{"pattern":"TODO","path":"src/components","flags":["-n","-i"],"limit":50}'), 'agent-1', 'grep')
-encoded.ops[HANDLE] = guard.__handle()
-for (let i = 0; i < calls; i++) binding.__observeEncoded(encoded.ops, encoded.units, encoded.pieces)
+encode(JSON.parse('{"pattern":"TODO","path":"src/components","flags":["-n","-i"],"limit":50}'), 'agent-1', 'grep', guard.__handle())
+for (let i = 0; i < calls; i++) binding.__observeEncoded(encoded.memory, encoded.pieces)

@@ -227,62 +227,24 @@ impl Js {
         Ok(())
     }
 
-    /// The elements of a `Float64Array`, borrowed from its buffer.
+    /// The bytes of an `ArrayBuffer`, borrowed: its data pointer and length.
     ///
-    /// The slice stays valid while no JavaScript runs: only JavaScript can
-    /// detach or resize the buffer, and the caller makes no calls into it
-    /// while holding the slice.
-    pub fn float64_array(self, value: napi_value) -> Result<&'static [f64]> {
-        let (data, length) =
-            self.typed_array(value, sys::TypedarrayType::float64_array, "Float64Array")?;
-        // SAFETY: Node-API reports `length` f64 elements at `data` (already
-        // offset into the buffer and aligned, as a Float64Array's must be).
-        Ok(unsafe { slice_of(data.cast::<f64>(), length) })
-    }
-
-    /// The elements of a `Uint16Array`, borrowed from its buffer, on the same terms.
-    pub fn uint16_array(self, value: napi_value) -> Result<&'static [u16]> {
-        let (data, length) =
-            self.typed_array(value, sys::TypedarrayType::uint16_array, "Uint16Array")?;
-        // SAFETY: as above, for u16 elements.
-        Ok(unsafe { slice_of(data.cast::<u16>(), length) })
-    }
-
-    /// A typed array of the `expected` kind: its data pointer and element count.
-    fn typed_array(
-        self,
-        value: napi_value,
-        expected: sys::napi_typedarray_type,
-        name: &str,
-    ) -> Result<(*mut std::ffi::c_void, usize)> {
-        let wrong = || {
-            Error::new(
-                Status::InvalidArg,
-                format!("repeat-tool-guard: expected a {name}"),
-            )
-        };
-        let mut kind = 0;
-        let mut length = 0;
+    /// The bytes stay valid while no JavaScript runs: only JavaScript can
+    /// detach or resize the buffer (a detached one has no bytes), and the
+    /// caller makes no calls into it while holding them.
+    pub fn array_buffer(self, value: napi_value) -> Result<(*const u8, usize)> {
         let mut data = ptr::null_mut();
-        // Anything but a typed array makes Node-API answer napi_invalid_arg: no separate check.
-        let status = unsafe {
-            sys::napi_get_typedarray_info(
-                self.env,
-                value,
-                &mut kind,
-                &mut length,
-                &mut data,
-                ptr::null_mut(),
-                ptr::null_mut(),
-            )
-        };
+        let mut length = 0;
+        // Anything but an ArrayBuffer makes Node-API answer napi_invalid_arg: no separate check.
+        let status =
+            unsafe { sys::napi_get_arraybuffer_info(self.env, value, &mut data, &mut length) };
         if status != sys::Status::napi_ok {
-            return Err(wrong());
+            return Err(Error::new(
+                Status::InvalidArg,
+                "repeat-tool-guard: expected an ArrayBuffer".to_owned(),
+            ));
         }
-        if kind != expected {
-            return Err(wrong());
-        }
-        Ok((data, length))
+        Ok((data.cast_const().cast::<u8>(), length))
     }
 
     /// A string as UTF-8; only for text known to be well-formed (JSON.stringify output).
@@ -443,15 +405,4 @@ impl Js {
         matches!(name.as_deref(), Ok("RangeError"))
             && message.is_ok_and(|m| m.contains("call stack"))
     }
-}
-
-/// `length` elements at `data`, or none for a null pointer or an empty array.
-///
-/// # Safety
-/// `data` must point to `length` initialized, aligned elements that outlive the slice.
-unsafe fn slice_of<T>(data: *const T, length: usize) -> &'static [T] {
-    if data.is_null() || length == 0 {
-        return &[];
-    }
-    unsafe { std::slice::from_raw_parts(data, length) }
 }

@@ -115,31 +115,33 @@ impl Digester<'_> {
     }
 
     fn units(&mut self, units: &[u16]) {
-        // Most strings are short: narrowed in one pass while checking they fit, room made first.
-        if units.len() < 0x80 {
-            if self.buffer.len() + 2 + 2 * units.len() > BLOCK {
-                self.flush();
-            }
+        // Most strings are short: narrowed in one pass while checking they fit.
+        if units.len() < 0x80 && self.buffer.len() + 2 + 2 * units.len() <= BLOCK {
             let start = self.buffer.len();
-            self.buffer.reserve(2 + units.len());
-            self.buffer.push(TAG_NARROW);
-            self.buffer.push(units.len() as u8);
+            self.buffer
+                .extend_from_slice(&[TAG_NARROW, units.len() as u8]);
             let mut all = 0u16;
-            for &unit in units {
+            // One copy with room made once (no capacity check per unit); truncation is
+            // checked below: `all` keeps every high bit seen.
+            self.buffer.extend(units.iter().map(|&unit| {
                 all |= unit;
-                // Truncation is checked below: `all` keeps every high bit seen.
-                self.buffer.push(unit as u8);
-            }
+                unit as u8
+            }));
             if all > 0xff {
                 self.buffer.truncate(start);
-                self.buffer.push(TAG_WIDE);
-                self.buffer.push(units.len() as u8);
                 self.buffer
-                    .extend(units.iter().flat_map(|u| u.to_le_bytes()));
+                    .extend_from_slice(&[TAG_WIDE, units.len() as u8]);
+                self.buffer
+                    .extend(units.iter().flat_map(|unit| unit.to_le_bytes()));
             }
             return;
         }
-        let narrow = units.iter().fold(0u16, |acc, &u| acc | u) <= 0xff;
+        self.units_long(units);
+    }
+
+    #[inline(never)]
+    fn units_long(&mut self, units: &[u16]) {
+        let narrow = units.iter().fold(0u16, |all, &unit| all | unit) <= 0xff;
         if narrow {
             self.tag_len(TAG_NARROW, units.len());
             for chunk in units.chunks(BLOCK) {
@@ -147,7 +149,7 @@ impl Digester<'_> {
                     self.flush();
                 }
                 // Truncation is the point: every unit is at most 0xff here.
-                self.buffer.extend(chunk.iter().map(|&u| u as u8));
+                self.buffer.extend(chunk.iter().map(|&unit| unit as u8));
             }
         } else {
             self.tag_len(TAG_WIDE, units.len());
@@ -156,7 +158,7 @@ impl Digester<'_> {
                     self.flush();
                 }
                 self.buffer
-                    .extend(chunk.iter().flat_map(|u| u.to_le_bytes()));
+                    .extend(chunk.iter().flat_map(|unit| unit.to_le_bytes()));
             }
         }
     }

@@ -30,21 +30,64 @@ pub struct CallKey {
     bytes: [u8; INLINE],
 }
 
+/// A call's key before it is stored: the binary form where the digester left
+/// it (at most [`INLINE`] bytes), or its digest. The chain compares it with the
+/// key it holds in place ([`CallKey::is`]) and copies it only when it differs,
+/// so the common repeated call builds and moves no [`CallKey`].
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum KeyForm<'a> {
+    Inline(&'a [u8]),
+    Digest([u8; blake3::OUT_LEN]),
+}
+
+impl KeyForm<'_> {
+    /// The (tag, meaningful bytes) a [`CallKey`] holds for this form, its other bytes zero.
+    fn parts(&self) -> (u8, &[u8]) {
+        match self {
+            // An inline form has at most INLINE (< DIGEST) bytes.
+            KeyForm::Inline(form) => (form.len() as u8, form),
+            KeyForm::Digest(hash) => (DIGEST, hash),
+        }
+    }
+}
+
 impl CallKey {
-    fn inline(form: &[u8]) -> Option<Self> {
-        let mut bytes = [0; INLINE];
-        bytes.get_mut(..form.len())?.copy_from_slice(form);
-        Some(Self {
-            len: u8::try_from(form.len()).ok()?,
-            bytes,
-        })
+    /// Whether this is the key `form` stands for: `*self == CallKey::from(form)`,
+    /// without building it (both are zero past their meaningful bytes).
+    pub(crate) fn is(&self, form: &KeyForm<'_>) -> bool {
+        let (len, bytes) = form.parts();
+        self.len == len && self.bytes.get(..bytes.len()) == Some(bytes)
     }
 
-    fn digest(hash: blake3::Hash) -> Self {
-        let mut bytes = [0; INLINE];
-        let (head, _) = bytes.split_at_mut(blake3::OUT_LEN);
-        head.copy_from_slice(hash.as_bytes());
-        Self { len: DIGEST, bytes }
+    /// Makes this the key `form` stands for, in place.
+    pub(crate) fn set(&mut self, form: &KeyForm<'_>) {
+        let (len, bytes) = form.parts();
+        let (head, tail) = self.bytes.split_at_mut(bytes.len().min(INLINE));
+        head.copy_from_slice(bytes.get(..head.len()).unwrap_or_default());
+        tail.fill(0);
+        self.len = len;
+    }
+
+    /// The form this key stands for (the inverse of [`CallKey::set`]).
+    pub(crate) fn form(&self) -> KeyForm<'_> {
+        if self.len == DIGEST {
+            let mut hash = [0; blake3::OUT_LEN];
+            hash.copy_from_slice(self.bytes.get(..blake3::OUT_LEN).unwrap_or_default());
+            KeyForm::Digest(hash)
+        } else {
+            KeyForm::Inline(self.bytes.get(..usize::from(self.len)).unwrap_or_default())
+        }
+    }
+}
+
+impl From<&KeyForm<'_>> for CallKey {
+    fn from(form: &KeyForm<'_>) -> Self {
+        let mut key = Self {
+            len: 0,
+            bytes: [0; INLINE],
+        };
+        key.set(form);
+        key
     }
 }
 
@@ -188,13 +231,16 @@ impl Digester<'_> {
         self.bytes(&value.to_bits().to_le_bytes());
     }
 
-    fn finish(mut self) -> CallKey {
+    /// The digest of the binary form, or `None` when the form, whole in the
+    /// buffer, is short enough to be the key itself. By reference: the digester
+    /// holds a whole (unused) `blake3::Hasher`, about 2 KB, that a move would copy.
+    fn finish(&mut self) -> Option<blake3::Hash> {
         match self.hasher.as_mut() {
-            None => CallKey::inline(self.buffer)
-                .unwrap_or_else(|| CallKey::digest(blake3::hash(self.buffer))),
+            None if self.buffer.len() <= INLINE => None,
+            None => Some(blake3::hash(self.buffer)),
             Some(hasher) => {
                 hasher.update(self.buffer);
-                CallKey::digest(hasher.finalize())
+                Some(hasher.finalize())
             }
         }
     }
@@ -232,6 +278,15 @@ pub fn call_key(
     arguments: Arguments<'_>,
     scratch: &mut Scratch,
 ) -> Result<CallKey, CanonicalError> {
+    key_form(tool, arguments, scratch).map(|form| CallKey::from(&form))
+}
+
+/// [`call_key`] as a [`KeyForm`]: an inline form stays in `scratch`'s buffer.
+pub(crate) fn key_form<'s>(
+    tool: &str,
+    arguments: Arguments<'_>,
+    scratch: &'s mut Scratch,
+) -> Result<KeyForm<'s>, CanonicalError> {
     let mut buffer = std::mem::take(&mut scratch.bytes);
     buffer.clear();
     let mut digester = Digester {
@@ -241,9 +296,12 @@ pub fn call_key(
     digester.tag_len(TAG_TOOL, tool.len());
     digester.bytes(tool.as_bytes());
     let visited = visit(arguments, scratch, &mut digester);
-    let key = digester.finish();
+    let digest = visited.map(|()| digester.finish());
     scratch.bytes = buffer;
-    visited.map(|()| key)
+    Ok(match digest? {
+        None => KeyForm::Inline(&scratch.bytes),
+        Some(hash) => KeyForm::Digest(*hash.as_bytes()),
+    })
 }
 
 #[cfg(test)]
@@ -287,6 +345,26 @@ mod tests {
             assert_eq!(key("t", &text("")), key("t", &text("")));
             assert_ne!(key("t", &text("")), key("t", &text("y")));
             assert_ne!(key("t", &text("y")), key("t", &text("z")));
+        }
+    }
+
+    #[test]
+    fn keys_compared_and_set_in_place_match_built_keys() {
+        let long = format!("[\"{}\"]", "x".repeat(200));
+        let keys = [
+            key("t", "1"),
+            key("t", r#"{"a":[1,"bc"]}"#),
+            key("t", &long),
+            key("", "null"),
+        ];
+        for a in &keys {
+            for b in &keys {
+                assert_eq!(a.is(&b.form()), a == b);
+                let mut c = *a;
+                c.set(&b.form());
+                assert_eq!(c, *b, "set leaves no byte of the old key behind");
+                assert_eq!(CallKey::from(&b.form()), *b);
+            }
         }
     }
 

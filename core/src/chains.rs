@@ -4,6 +4,8 @@
 
 use std::collections::HashMap;
 
+use rustc_hash::FxBuildHasher;
+
 use crate::cycles::{CycleConfig, CycleHit, CycleTracker};
 use crate::digest::{CallKey, KeyForm};
 
@@ -36,7 +38,11 @@ pub struct Step<'a> {
 /// Every agent's current run.
 #[derive(Debug, Default)]
 pub struct Chains {
-    by_agent: HashMap<String, Chain>,
+    /// Fx hashing (rustc-hash, already in the build through napi): a few
+    /// instructions for a short agent id where the default SipHash takes ~170.
+    /// It is not flood-resistant, but agent ids come from the host harness, not
+    /// from model output or other untrusted input, so nobody picks colliding ids.
+    by_agent: HashMap<String, Chain, FxBuildHasher>,
 }
 
 impl Chains {

@@ -4,8 +4,10 @@
 
 use std::collections::HashMap;
 
+use rustc_hash::FxBuildHasher;
+
 use crate::cycles::{CycleConfig, CycleHit, CycleTracker};
-use crate::digest::CallKey;
+use crate::digest::{CallKey, KeyForm};
 
 #[derive(Debug, Clone)]
 struct Chain {
@@ -36,25 +38,35 @@ pub struct Step<'a> {
 /// Every agent's current run.
 #[derive(Debug, Default)]
 pub struct Chains {
-    by_agent: HashMap<String, Chain>,
+    /// Fx hashing (rustc-hash, already in the build through napi): a few
+    /// instructions for a short agent id where the default SipHash takes ~170.
+    /// It is not flood-resistant, but agent ids come from the host harness, not
+    /// from model output or other untrusted input, so nobody picks colliding ids.
+    by_agent: HashMap<String, Chain, FxBuildHasher>,
 }
 
 impl Chains {
     /// Records a tracked call and returns the length of the run it belongs to.
     pub fn advance(&mut self, agent: &str, key: CallKey) -> u64 {
+        self.advance_form(agent, &key.form())
+    }
+
+    /// [`Chains::advance`] for a key not yet built: compared with the chain's
+    /// key in place, and copied into it only when it differs.
+    pub(crate) fn advance_form(&mut self, agent: &str, form: &KeyForm<'_>) -> u64 {
         if let Some(chain) = self.by_agent.get_mut(agent) {
-            chain.run = if chain.key == key {
-                chain.run.saturating_add(1)
+            if chain.key.is(form) {
+                chain.run = chain.run.saturating_add(1);
             } else {
-                1
-            };
-            chain.key = key;
+                chain.run = 1;
+                chain.key.set(form);
+            }
             return chain.run;
         }
         self.by_agent.insert(
             agent.to_owned(),
             Chain {
-                key,
+                key: CallKey::from(form),
                 run: 1,
                 extra: None,
             },

@@ -30,21 +30,64 @@ pub struct CallKey {
     bytes: [u8; INLINE],
 }
 
+/// A call's key before it is stored: the binary form where the digester left
+/// it (at most [`INLINE`] bytes), or its digest. The chain compares it with the
+/// key it holds in place ([`CallKey::is`]) and copies it only when it differs,
+/// so the common repeated call builds and moves no [`CallKey`].
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum KeyForm<'a> {
+    Inline(&'a [u8]),
+    Digest([u8; blake3::OUT_LEN]),
+}
+
+impl KeyForm<'_> {
+    /// The (tag, meaningful bytes) a [`CallKey`] holds for this form, its other bytes zero.
+    fn parts(&self) -> (u8, &[u8]) {
+        match self {
+            // An inline form has at most INLINE (< DIGEST) bytes.
+            KeyForm::Inline(form) => (form.len() as u8, form),
+            KeyForm::Digest(hash) => (DIGEST, hash),
+        }
+    }
+}
+
 impl CallKey {
-    fn inline(form: &[u8]) -> Option<Self> {
-        let mut bytes = [0; INLINE];
-        bytes.get_mut(..form.len())?.copy_from_slice(form);
-        Some(Self {
-            len: u8::try_from(form.len()).ok()?,
-            bytes,
-        })
+    /// Whether this is the key `form` stands for: `*self == CallKey::from(form)`,
+    /// without building it (both are zero past their meaningful bytes).
+    pub(crate) fn is(&self, form: &KeyForm<'_>) -> bool {
+        let (len, bytes) = form.parts();
+        self.len == len && self.bytes.get(..bytes.len()) == Some(bytes)
     }
 
-    fn digest(hash: blake3::Hash) -> Self {
-        let mut bytes = [0; INLINE];
-        let (head, _) = bytes.split_at_mut(blake3::OUT_LEN);
-        head.copy_from_slice(hash.as_bytes());
-        Self { len: DIGEST, bytes }
+    /// Makes this the key `form` stands for, in place.
+    pub(crate) fn set(&mut self, form: &KeyForm<'_>) {
+        let (len, bytes) = form.parts();
+        let (head, tail) = self.bytes.split_at_mut(bytes.len().min(INLINE));
+        head.copy_from_slice(bytes.get(..head.len()).unwrap_or_default());
+        tail.fill(0);
+        self.len = len;
+    }
+
+    /// The form this key stands for (the inverse of [`CallKey::set`]).
+    pub(crate) fn form(&self) -> KeyForm<'_> {
+        if self.len == DIGEST {
+            let mut hash = [0; blake3::OUT_LEN];
+            hash.copy_from_slice(self.bytes.get(..blake3::OUT_LEN).unwrap_or_default());
+            KeyForm::Digest(hash)
+        } else {
+            KeyForm::Inline(self.bytes.get(..usize::from(self.len)).unwrap_or_default())
+        }
+    }
+}
+
+impl From<&KeyForm<'_>> for CallKey {
+    fn from(form: &KeyForm<'_>) -> Self {
+        let mut key = Self {
+            len: 0,
+            bytes: [0; INLINE],
+        };
+        key.set(form);
+        key
     }
 }
 
@@ -115,31 +158,33 @@ impl Digester<'_> {
     }
 
     fn units(&mut self, units: &[u16]) {
-        // Most strings are short: narrowed in one pass while checking they fit, room made first.
-        if units.len() < 0x80 {
-            if self.buffer.len() + 2 + 2 * units.len() > BLOCK {
-                self.flush();
-            }
+        // Most strings are short: narrowed in one pass while checking they fit.
+        if units.len() < 0x80 && self.buffer.len() + 2 + 2 * units.len() <= BLOCK {
             let start = self.buffer.len();
-            self.buffer.reserve(2 + units.len());
-            self.buffer.push(TAG_NARROW);
-            self.buffer.push(units.len() as u8);
+            self.buffer
+                .extend_from_slice(&[TAG_NARROW, units.len() as u8]);
             let mut all = 0u16;
-            for &unit in units {
+            // One copy with room made once (no capacity check per unit); truncation is
+            // checked below: `all` keeps every high bit seen.
+            self.buffer.extend(units.iter().map(|&unit| {
                 all |= unit;
-                // Truncation is checked below: `all` keeps every high bit seen.
-                self.buffer.push(unit as u8);
-            }
+                unit as u8
+            }));
             if all > 0xff {
                 self.buffer.truncate(start);
-                self.buffer.push(TAG_WIDE);
-                self.buffer.push(units.len() as u8);
                 self.buffer
-                    .extend(units.iter().flat_map(|u| u.to_le_bytes()));
+                    .extend_from_slice(&[TAG_WIDE, units.len() as u8]);
+                self.buffer
+                    .extend(units.iter().flat_map(|unit| unit.to_le_bytes()));
             }
             return;
         }
-        let narrow = units.iter().fold(0u16, |acc, &u| acc | u) <= 0xff;
+        self.units_long(units);
+    }
+
+    #[inline(never)]
+    fn units_long(&mut self, units: &[u16]) {
+        let narrow = units.iter().fold(0u16, |all, &unit| all | unit) <= 0xff;
         if narrow {
             self.tag_len(TAG_NARROW, units.len());
             for chunk in units.chunks(BLOCK) {
@@ -147,7 +192,7 @@ impl Digester<'_> {
                     self.flush();
                 }
                 // Truncation is the point: every unit is at most 0xff here.
-                self.buffer.extend(chunk.iter().map(|&u| u as u8));
+                self.buffer.extend(chunk.iter().map(|&unit| unit as u8));
             }
         } else {
             self.tag_len(TAG_WIDE, units.len());
@@ -156,7 +201,7 @@ impl Digester<'_> {
                     self.flush();
                 }
                 self.buffer
-                    .extend(chunk.iter().flat_map(|u| u.to_le_bytes()));
+                    .extend(chunk.iter().flat_map(|unit| unit.to_le_bytes()));
             }
         }
     }
@@ -186,13 +231,16 @@ impl Digester<'_> {
         self.bytes(&value.to_bits().to_le_bytes());
     }
 
-    fn finish(mut self) -> CallKey {
+    /// The digest of the binary form, or `None` when the form, whole in the
+    /// buffer, is short enough to be the key itself. By reference: the digester
+    /// holds a whole (unused) `blake3::Hasher`, about 2 KB, that a move would copy.
+    fn finish(&mut self) -> Option<blake3::Hash> {
         match self.hasher.as_mut() {
-            None => CallKey::inline(self.buffer)
-                .unwrap_or_else(|| CallKey::digest(blake3::hash(self.buffer))),
+            None if self.buffer.len() <= INLINE => None,
+            None => Some(blake3::hash(self.buffer)),
             Some(hasher) => {
                 hasher.update(self.buffer);
-                CallKey::digest(hasher.finalize())
+                Some(hasher.finalize())
             }
         }
     }
@@ -230,6 +278,15 @@ pub fn call_key(
     arguments: Arguments<'_>,
     scratch: &mut Scratch,
 ) -> Result<CallKey, CanonicalError> {
+    key_form(tool, arguments, scratch).map(|form| CallKey::from(&form))
+}
+
+/// [`call_key`] as a [`KeyForm`]: an inline form stays in `scratch`'s buffer.
+pub(crate) fn key_form<'s>(
+    tool: &str,
+    arguments: Arguments<'_>,
+    scratch: &'s mut Scratch,
+) -> Result<KeyForm<'s>, CanonicalError> {
     let mut buffer = std::mem::take(&mut scratch.bytes);
     buffer.clear();
     let mut digester = Digester {
@@ -239,9 +296,12 @@ pub fn call_key(
     digester.tag_len(TAG_TOOL, tool.len());
     digester.bytes(tool.as_bytes());
     let visited = visit(arguments, scratch, &mut digester);
-    let key = digester.finish();
+    let digest = visited.map(|()| digester.finish());
     scratch.bytes = buffer;
-    visited.map(|()| key)
+    Ok(match digest? {
+        None => KeyForm::Inline(&scratch.bytes),
+        Some(hash) => KeyForm::Digest(*hash.as_bytes()),
+    })
 }
 
 #[cfg(test)]
@@ -285,6 +345,26 @@ mod tests {
             assert_eq!(key("t", &text("")), key("t", &text("")));
             assert_ne!(key("t", &text("")), key("t", &text("y")));
             assert_ne!(key("t", &text("y")), key("t", &text("z")));
+        }
+    }
+
+    #[test]
+    fn keys_compared_and_set_in_place_match_built_keys() {
+        let long = format!("[\"{}\"]", "x".repeat(200));
+        let keys = [
+            key("t", "1"),
+            key("t", r#"{"a":[1,"bc"]}"#),
+            key("t", &long),
+            key("", "null"),
+        ];
+        for a in &keys {
+            for b in &keys {
+                assert_eq!(a.is(&b.form()), a == b);
+                let mut c = *a;
+                c.set(&b.form());
+                assert_eq!(c, *b, "set leaves no byte of the old key behind");
+                assert_eq!(CallKey::from(&b.form()), *b);
+            }
         }
     }
 

@@ -56,10 +56,15 @@ pub(crate) fn walk(
     visitor: &mut impl Visitor,
 ) -> Result<(), CanonicalError> {
     let invalid = CanonicalError::InvalidEncoding;
-    // A whole number no larger than `limit`; `as` saturates (NaN becomes 0),
-    // so the round trip holds only for whole numbers.
+    // A whole number from 0 to `limit`: the round trip holds only for whole
+    // numbers, and NaN fails every comparison. Through i64, whose conversions
+    // are single instructions on x86-64 where usize's are not: both `limit` (a
+    // slice length) and an accepted `v` are below 2^63, so nothing saturates
+    // and -0 is 0, exactly as through usize.
     let length = |at: usize, limit: usize| match ops.get(at) {
-        Some(&v) if v <= limit as f64 && (v as usize) as f64 == v => Ok(v as usize),
+        Some(&v) if v >= 0.0 && v <= limit as i64 as f64 && (v as i64) as f64 == v => {
+            Ok(v as i64 as usize)
+        }
         _ => Err(invalid(at)),
     };
     frames.clear();

@@ -29,7 +29,7 @@ pub use reminders::{Reminder, Tier};
 pub use stats::Stats;
 
 use chains::{Chains, Step};
-use digest::call_key;
+use digest::{call_key, key_form};
 use tape::Scratch;
 
 /// Watches every agent's tool calls and says when a reminder is due.
@@ -139,23 +139,27 @@ impl Guard {
         arguments: Arguments<'_>,
         result: Option<Arguments<'_>>,
     ) -> Result<Option<Reminder>, CanonicalError> {
-        let key = call_key(tool, arguments, &mut self.scratch);
-        self.scratch.trim();
-        let key = key?;
-        let reminder = if self.extended {
-            self.observe_extended(agent, tool, arguments, key, result)?
-        } else {
-            let run = self.chains.advance(agent, key);
-            self.stats.observed += 1;
-            match tier_at(&self.config.thresholds, None, run) {
-                Some(Tier::Gentle) => Some(reminders::gentle(run)),
-                Some(_) => Some(reminders::detailed(
-                    tool,
-                    run,
-                    arguments,
-                    self.config.preview_chars,
-                )?),
-                None => None,
+        let reminder = match key_form(tool, arguments, &mut self.scratch) {
+            Ok(form) if !self.extended => {
+                // The key is compared where the digester left it: no copy on a repeat.
+                let run = self.chains.advance_form(agent, &form);
+                self.scratch.trim();
+                self.stats.observed += 1;
+                match tier_at(&self.config.thresholds, None, run) {
+                    Some(Tier::Gentle) => Some(reminders::gentle(run)),
+                    Some(_) => Some(reminders::detailed(
+                        tool,
+                        run,
+                        arguments,
+                        self.config.preview_chars,
+                    )?),
+                    None => None,
+                }
+            }
+            form => {
+                let key = form.map(|form| digest::CallKey::from(&form));
+                self.scratch.trim();
+                self.observe_extended(agent, tool, arguments, key?, result)?
             }
         };
         if let Some(reminder) = &reminder {

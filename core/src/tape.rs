@@ -422,10 +422,16 @@ impl Key<'_> {
     }
 
     /// Canonical key order: array indices first, numerically, then UTF-16 order.
+    /// The order [`Key::order_key`] and [`Key::cmp_utf16`] give together, without
+    /// building two order keys: most keys are not indices (their first unit is not
+    /// a digit, which `array_index` sees at once) and then UTF-16 order alone decides.
     pub(crate) fn canonical_cmp(&self, other: &Self) -> Ordering {
-        self.order_key()
-            .cmp(&other.order_key())
-            .then_with(|| self.cmp_utf16(other))
+        match (self.array_index(), other.array_index()) {
+            (None, None) => self.cmp_utf16(other),
+            (Some(a), Some(b)) => a.cmp(&b),
+            (Some(_), None) => Ordering::Less,
+            (None, Some(_)) => Ordering::Greater,
+        }
     }
 
     /// `Array.prototype.sort`'s default order: UTF-16 code units.

@@ -1,9 +1,9 @@
 //! The flat encoding the plugin builds in JavaScript (`encode.js`): a value
-//! in canonical order as a sequence of numbers, plus one string holding every
-//! key and string value back to back. Walking plain objects in JavaScript
-//! (sorting each object's few keys there) and copying one string into Rust
-//! beats `JSON.stringify`, which must escape every character and print every
-//! number only for the text to be parsed again here; and since the value
+//! in canonical order as a sequence of numbers, plus the UTF-16 code units of
+//! every key and string value back to back. Walking plain objects in
+//! JavaScript (sorting each object's few keys there) and lending Rust the
+//! buffer beats `JSON.stringify`, which must escape every character and print
+//! every number only for the text to be parsed again here; and since the value
 //! arrives in canonical order, [`walk`] streams it to the digest or the text
 //! writer in one pass, with no tape and no sorting.
 //!

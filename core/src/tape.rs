@@ -49,8 +49,8 @@ pub struct Scratch {
     encoded_frames: Vec<EncodedFrame>,
     /// Escaped JSON keys, decoded to UTF-16, back to back.
     decoded: Vec<u16>,
-    /// The digest's input, hashed in one go when it fits.
-    pub(crate) bytes: Vec<u8>,
+    /// The digest's input block, allocated on the first key and kept.
+    pub(crate) block: Option<Box<crate::digest::Block>>,
 }
 
 /// Buffers larger than this are given back after a call.
@@ -71,7 +71,6 @@ impl Scratch {
         trim(&mut self.members);
         trim(&mut self.encoded_frames);
         trim(&mut self.decoded);
-        trim(&mut self.bytes);
     }
 }
 

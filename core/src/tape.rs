@@ -425,6 +425,14 @@ impl Key<'_> {
     /// building two order keys: most keys are not indices (their first unit is not
     /// a digit, which `array_index` sees at once) and then UTF-16 order alone decides.
     pub(crate) fn canonical_cmp(&self, other: &Self) -> Ordering {
+        // The common case: first units differ and neither is a digit, so
+        // neither key is an index and the first units decide.
+        if let (Key::Units([a, ..]), Key::Units([b, ..])) = (self, other) {
+            let digit = |unit: &u16| (u16::from(b'0')..=u16::from(b'9')).contains(unit);
+            if a != b && !digit(a) && !digit(b) {
+                return a.cmp(b);
+            }
+        }
         match (self.array_index(), other.array_index()) {
             (None, None) => self.cmp_utf16(other),
             (Some(a), Some(b)) => a.cmp(&b),

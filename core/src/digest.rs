@@ -110,7 +110,7 @@ const TAG_TOOL: u8 = 8;
 /// once, with no `Vec` capacity checks per byte.
 struct Digester<'b> {
     hasher: Option<blake3::Hasher>,
-    block: &'b mut Block,
+    block: &'b mut Vec<u8>,
     /// Bytes of `block` in use.
     len: usize,
 }
@@ -118,15 +118,15 @@ struct Digester<'b> {
 /// The block size: the form's first bytes, and the unit hashed at a time.
 pub(crate) const BLOCK: usize = 16 * 1024;
 
-/// The digester's block, kept in [`Scratch`] from call to call.
-pub(crate) type Block = [u8; BLOCK];
+/// The block's first size: most calls' forms fit; it doubles up to [`BLOCK`].
+const FIRST_BLOCK: usize = 256;
 
 impl Digester<'_> {
     /// Appends a few bytes (`N` at most [`BLOCK`]).
     #[inline(always)]
     fn put<const N: usize>(&mut self, bytes: [u8; N]) {
-        if self.len + N > BLOCK {
-            self.flush();
+        if self.len + N > self.block.len() {
+            self.room(N);
         }
         if let Some(out) = self
             .block
@@ -139,9 +139,9 @@ impl Digester<'_> {
     }
 
     fn bytes(&mut self, bytes: &[u8]) {
-        if self.len + bytes.len() > BLOCK {
-            self.flush();
-            if bytes.len() >= BLOCK {
+        if self.len + bytes.len() > self.block.len() {
+            self.room(bytes.len());
+            if self.len + bytes.len() > self.block.len() {
                 self.hasher().update(bytes);
                 return;
             }
@@ -154,6 +154,22 @@ impl Digester<'_> {
 
     fn hasher(&mut self) -> &mut blake3::Hasher {
         self.hasher.get_or_insert_with(blake3::Hasher::new)
+    }
+
+    /// Makes room for `n` more bytes: grows the block while it is smaller than
+    /// [`BLOCK`] (zeroed once, kept in [`Scratch`]), else hashes it. A write of
+    /// a whole block or more may still not fit; it is then hashed directly.
+    #[inline(never)]
+    fn room(&mut self, n: usize) {
+        let size = self.block.len();
+        if size < BLOCK {
+            let grown = (size * 2).max(self.len + n).clamp(FIRST_BLOCK, BLOCK);
+            self.block.resize(grown, 0);
+            if self.len + n <= grown {
+                return;
+            }
+        }
+        self.flush();
     }
 
     fn flush(&mut self) {
@@ -199,8 +215,11 @@ impl Digester<'_> {
         // Most strings are short: room for the wide form checked once, then
         // narrowed in one pass while checking they fit.
         let n = units.len();
-        if n >= 0x80 || self.len + 2 + 2 * n > BLOCK {
+        if n >= 0x80 {
             return self.units_long(units);
+        }
+        if self.len + 2 + 2 * n > self.block.len() {
+            self.room(2 + 2 * n);
         }
         let Some((head, body)) = self
             .block
@@ -236,8 +255,8 @@ impl Digester<'_> {
         if narrow {
             self.tag_len(TAG_NARROW, units.len());
             for chunk in units.chunks(BLOCK) {
-                if self.len + chunk.len() > BLOCK {
-                    self.flush();
+                if self.len + chunk.len() > self.block.len() {
+                    self.room(chunk.len());
                 }
                 if let Some(out) = self.block.get_mut(self.len..self.len + chunk.len()) {
                     // Truncation is the point: every unit is at most 0xff here.
@@ -250,8 +269,8 @@ impl Digester<'_> {
         } else {
             self.tag_len(TAG_WIDE, units.len());
             for chunk in units.chunks(BLOCK / 2) {
-                if self.len + chunk.len() * 2 > BLOCK {
-                    self.flush();
+                if self.len + chunk.len() * 2 > self.block.len() {
+                    self.room(chunk.len() * 2);
                 }
                 if let Some(out) = self.block.get_mut(self.len..self.len + chunk.len() * 2) {
                     for (out, unit) in out.as_chunks_mut::<2>().0.iter_mut().zip(chunk) {
@@ -360,7 +379,7 @@ pub(crate) fn key_form<'s>(
     arguments: Arguments<'_>,
     scratch: &'s mut Scratch,
 ) -> Result<KeyForm<'s>, CanonicalError> {
-    let mut block = scratch.block.take().unwrap_or_else(|| Box::new([0; BLOCK]));
+    let mut block = std::mem::take(&mut scratch.block);
     let mut digester = Digester {
         hasher: None,
         block: &mut block,
@@ -371,9 +390,9 @@ pub(crate) fn key_form<'s>(
     let visited = visit(arguments, scratch, &mut digester);
     let digest = visited.map(|()| digester.finish());
     let len = digester.len;
-    let block = scratch.block.insert(block);
+    scratch.block = block;
     Ok(match digest? {
-        None => KeyForm::Inline(block.get(..len).unwrap_or_default()),
+        None => KeyForm::Inline(scratch.block.get(..len).unwrap_or_default()),
         Some(hash) => KeyForm::Digest(*hash.as_bytes()),
     })
 }

@@ -49,8 +49,9 @@ pub struct Scratch {
     encoded_frames: Vec<EncodedFrame>,
     /// Escaped JSON keys, decoded to UTF-16, back to back.
     decoded: Vec<u16>,
-    /// The digest's input block, allocated on the first key and kept.
-    pub(crate) block: Option<Box<crate::digest::Block>>,
+    /// The digest's input block: zeroed as it grows (to 16 KB at most), then
+    /// kept whole, not trimmed, so a call writes into it without zeroing.
+    pub(crate) block: Vec<u8>,
 }
 
 /// Buffers larger than this are given back after a call.

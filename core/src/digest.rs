@@ -104,82 +104,149 @@ const TAG_OBJECT: u8 = 7;
 /// The tool name, first.
 const TAG_TOOL: u8 = 8;
 
-/// Collects the binary form: kept whole when it fits in a block (most calls;
-/// then it is the key itself, or hashed in one go), else hashed block by
-/// block, blocks large enough for BLAKE3's SIMD paths.
+/// Collects the binary form in a fixed block: kept whole when it fits (most
+/// calls; then it is the key itself, or hashed in one go), else hashed block by
+/// block, blocks large enough for BLAKE3's SIMD paths. A write checks its room
+/// once, with no `Vec` capacity checks per byte.
 struct Digester<'b> {
     hasher: Option<blake3::Hasher>,
-    buffer: &'b mut Vec<u8>,
+    block: &'b mut Vec<u8>,
+    /// Bytes of `block` in use.
+    len: usize,
 }
 
-const BLOCK: usize = 16 * 1024;
+/// The block size: the form's first bytes, and the unit hashed at a time.
+pub(crate) const BLOCK: usize = 16 * 1024;
+
+/// The block's first size: most calls' forms fit; it doubles up to [`BLOCK`].
+const FIRST_BLOCK: usize = 256;
 
 impl Digester<'_> {
+    /// Appends a few bytes (`N` at most [`BLOCK`]).
+    #[inline(always)]
+    fn put<const N: usize>(&mut self, bytes: [u8; N]) {
+        if self.len + N > self.block.len() {
+            self.room(N);
+        }
+        if let Some(out) = self
+            .block
+            .get_mut(self.len..)
+            .and_then(|rest| rest.first_chunk_mut::<N>())
+        {
+            *out = bytes;
+            self.len += N;
+        }
+    }
+
     fn bytes(&mut self, bytes: &[u8]) {
-        if self.buffer.len() + bytes.len() > BLOCK {
-            self.flush();
-            if bytes.len() >= BLOCK {
+        if self.len + bytes.len() > self.block.len() {
+            self.room(bytes.len());
+            if self.len + bytes.len() > self.block.len() {
                 self.hasher().update(bytes);
                 return;
             }
         }
-        self.buffer.extend_from_slice(bytes);
+        if let Some(out) = self.block.get_mut(self.len..self.len + bytes.len()) {
+            out.copy_from_slice(bytes);
+            self.len += bytes.len();
+        }
     }
 
     fn hasher(&mut self) -> &mut blake3::Hasher {
         self.hasher.get_or_insert_with(blake3::Hasher::new)
     }
 
+    /// Makes room for `n` more bytes: grows the block while it is smaller than
+    /// [`BLOCK`] (zeroed once, kept in [`Scratch`]), else hashes it. A write of
+    /// a whole block or more may still not fit; it is then hashed directly.
+    #[inline(never)]
+    fn room(&mut self, n: usize) {
+        let size = self.block.len();
+        if size < BLOCK {
+            let grown = (size * 2).max(self.len + n).clamp(FIRST_BLOCK, BLOCK);
+            self.block.resize(grown, 0);
+            if self.len + n <= grown {
+                return;
+            }
+        }
+        self.flush();
+    }
+
     fn flush(&mut self) {
         let hasher = self.hasher.get_or_insert_with(blake3::Hasher::new);
-        hasher.update(self.buffer);
-        self.buffer.clear();
+        hasher.update(self.block.get(..self.len).unwrap_or_default());
+        self.len = 0;
     }
 
     /// A tag and a length, the length in LEB128 (seven bits a byte, high bit
     /// set on all but the last): short lengths take one byte, which keeps small
     /// calls to two BLAKE3 blocks; the code stays prefix-free.
+    #[inline]
     fn tag_len(&mut self, tag: u8, len: usize) {
-        if self.buffer.len() + 11 > BLOCK {
-            self.flush();
-        }
-        self.buffer.push(tag);
         if len < 0x80 {
-            self.buffer.push(len as u8);
-            return;
+            self.put([tag, len as u8]);
+        } else {
+            self.tag_len_long(tag, len);
         }
-        let mut rest = len as u64;
-        // At most 10 groups of seven bits hold a u64.
-        while rest >= 0x80 {
-            self.buffer.push((rest & 0x7f) as u8 | 0x80);
-            rest >>= 7;
-        }
-        self.buffer.push(rest as u8);
     }
 
-    fn units(&mut self, units: &[u16]) {
-        // Most strings are short: narrowed in one pass while checking they fit.
-        if units.len() < 0x80 && self.buffer.len() + 2 + 2 * units.len() <= BLOCK {
-            let start = self.buffer.len();
-            self.buffer
-                .extend_from_slice(&[TAG_NARROW, units.len() as u8]);
-            let mut all = 0u16;
-            // One copy with room made once (no capacity check per unit); truncation is
-            // checked below: `all` keeps every high bit seen.
-            self.buffer.extend(units.iter().map(|&unit| {
-                all |= unit;
-                unit as u8
-            }));
-            if all > 0xff {
-                self.buffer.truncate(start);
-                self.buffer
-                    .extend_from_slice(&[TAG_WIDE, units.len() as u8]);
-                self.buffer
-                    .extend(units.iter().flat_map(|unit| unit.to_le_bytes()));
+    #[inline(never)]
+    fn tag_len_long(&mut self, tag: u8, len: usize) {
+        // At most 10 groups of seven bits hold a u64.
+        let mut out = [0u8; 11];
+        out[0] = tag;
+        let mut used = 1;
+        let mut rest = len as u64;
+        for slot in out.iter_mut().skip(1) {
+            used += 1;
+            if rest < 0x80 {
+                *slot = rest as u8;
+                break;
             }
-            return;
+            *slot = (rest & 0x7f) as u8 | 0x80;
+            rest >>= 7;
         }
-        self.units_long(units);
+        self.bytes(out.get(..used).unwrap_or_default());
+    }
+
+    /// A string of UTF-16 code units, one byte each when they all fit.
+    #[inline(always)]
+    fn units(&mut self, units: &[u16]) {
+        // Most strings are short: room for the wide form checked once, then
+        // narrowed in one pass while checking they fit.
+        let n = units.len();
+        if n >= 0x80 {
+            return self.units_long(units);
+        }
+        if self.len + 2 + 2 * n > self.block.len() {
+            self.room(2 + 2 * n);
+        }
+        let Some((head, body)) = self
+            .block
+            .get_mut(self.len..self.len + 2 + 2 * n)
+            .and_then(|out| out.split_first_chunk_mut::<2>())
+        else {
+            return;
+        };
+        let mut all = 0u16;
+        // Most strings are a few units: a plain loop (`black_box` keeps LLVM from
+        // vectorizing it) costs less than a vectorized loop's set-up and tail.
+        for (out, &unit) in body.iter_mut().zip(units) {
+            all |= unit;
+            // Truncation is checked below: `all` keeps every high bit seen.
+            *out = unit as u8;
+            std::hint::black_box(());
+        }
+        if all <= 0xff {
+            *head = [TAG_NARROW, n as u8];
+            self.len += 2 + n;
+        } else {
+            *head = [TAG_WIDE, n as u8];
+            for (out, unit) in body.as_chunks_mut::<2>().0.iter_mut().zip(units) {
+                *out = unit.to_le_bytes();
+            }
+            self.len += 2 + 2 * n;
+        }
     }
 
     #[inline(never)]
@@ -188,25 +255,44 @@ impl Digester<'_> {
         if narrow {
             self.tag_len(TAG_NARROW, units.len());
             for chunk in units.chunks(BLOCK) {
-                if self.buffer.len() + chunk.len() > BLOCK {
-                    self.flush();
+                if self.len + chunk.len() > self.block.len() {
+                    self.room(chunk.len());
                 }
-                // Truncation is the point: every unit is at most 0xff here.
-                self.buffer.extend(chunk.iter().map(|&unit| unit as u8));
+                if let Some(out) = self.block.get_mut(self.len..self.len + chunk.len()) {
+                    // Truncation is the point: every unit is at most 0xff here.
+                    for (out, &unit) in out.iter_mut().zip(chunk) {
+                        *out = unit as u8;
+                    }
+                    self.len += chunk.len();
+                }
             }
         } else {
             self.tag_len(TAG_WIDE, units.len());
             for chunk in units.chunks(BLOCK / 2) {
-                if self.buffer.len() + chunk.len() * 2 > BLOCK {
-                    self.flush();
+                if self.len + chunk.len() * 2 > self.block.len() {
+                    self.room(chunk.len() * 2);
                 }
-                self.buffer
-                    .extend(chunk.iter().flat_map(|unit| unit.to_le_bytes()));
+                if let Some(out) = self.block.get_mut(self.len..self.len + chunk.len() * 2) {
+                    for (out, unit) in out.as_chunks_mut::<2>().0.iter_mut().zip(chunk) {
+                        *out = unit.to_le_bytes();
+                    }
+                    self.len += chunk.len() * 2;
+                }
             }
         }
     }
 
+    #[inline]
     fn string(&mut self, text: Str<'_>) {
+        match text {
+            Str::Units(units) => self.units(units),
+            text => self.json_string(text),
+        }
+    }
+
+    /// A string from JSON text.
+    #[inline(never)]
+    fn json_string(&mut self, text: Str<'_>) {
         match text {
             // ASCII text: its bytes are its code units.
             Str::Plain(raw) if raw.is_ascii() => {
@@ -219,27 +305,31 @@ impl Digester<'_> {
         }
     }
 
+    #[inline]
     fn number(&mut self, value: f64) {
         if !value.is_finite() {
             // `JSON.stringify` prints NaN and ±Infinity as null.
-            self.bytes(&[TAG_NULL]);
+            self.put([TAG_NULL]);
             return;
         }
         // -0 prints as 0; every other finite value prints distinctly.
         let value = if value == 0.0 { 0.0 } else { value };
-        self.bytes(&[TAG_NUMBER]);
-        self.bytes(&value.to_bits().to_le_bytes());
+        let bits = value.to_bits().to_le_bytes();
+        self.put([
+            TAG_NUMBER, bits[0], bits[1], bits[2], bits[3], bits[4], bits[5], bits[6], bits[7],
+        ]);
     }
 
     /// The digest of the binary form, or `None` when the form, whole in the
-    /// buffer, is short enough to be the key itself. By reference: the digester
+    /// block, is short enough to be the key itself. By reference: the digester
     /// holds a whole (unused) `blake3::Hasher`, about 2 KB, that a move would copy.
     fn finish(&mut self) -> Option<blake3::Hash> {
+        let form = self.block.get(..self.len).unwrap_or_default();
         match self.hasher.as_mut() {
-            None if self.buffer.len() <= INLINE => None,
-            None => Some(blake3::hash(self.buffer)),
+            None if form.len() <= INLINE => None,
+            None => Some(blake3::hash(form)),
             Some(hasher) => {
-                hasher.update(self.buffer);
+                hasher.update(form);
                 Some(hasher.finalize())
             }
         }
@@ -247,11 +337,12 @@ impl Digester<'_> {
 }
 
 impl Visitor for Digester<'_> {
+    #[inline(always)]
     fn scalar(&mut self, value: Scalar<'_>) {
         match value {
-            Scalar::Null => self.bytes(&[TAG_NULL]),
-            Scalar::Bool(false) => self.bytes(&[TAG_FALSE]),
-            Scalar::Bool(true) => self.bytes(&[TAG_TRUE]),
+            Scalar::Null => self.put([TAG_NULL]),
+            Scalar::Bool(false) => self.put([TAG_FALSE]),
+            Scalar::Bool(true) => self.put([TAG_TRUE]),
             Scalar::NumberText(token) => self.number(token.parse().unwrap_or(f64::NAN)),
             Scalar::Number(value) => self.number(value),
             Scalar::Str(text) => self.string(text),
@@ -266,6 +357,7 @@ impl Visitor for Digester<'_> {
     }
     fn close_object(&mut self) {}
     fn element_separator(&mut self) {}
+    #[inline]
     fn key(&mut self, key: &Key<'_>, _first: bool) {
         self.string(key.as_str());
     }
@@ -287,19 +379,20 @@ pub(crate) fn key_form<'s>(
     arguments: Arguments<'_>,
     scratch: &'s mut Scratch,
 ) -> Result<KeyForm<'s>, CanonicalError> {
-    let mut buffer = std::mem::take(&mut scratch.bytes);
-    buffer.clear();
+    let mut block = std::mem::take(&mut scratch.block);
     let mut digester = Digester {
         hasher: None,
-        buffer: &mut buffer,
+        block: &mut block,
+        len: 0,
     };
     digester.tag_len(TAG_TOOL, tool.len());
     digester.bytes(tool.as_bytes());
     let visited = visit(arguments, scratch, &mut digester);
     let digest = visited.map(|()| digester.finish());
-    scratch.bytes = buffer;
+    let len = digester.len;
+    scratch.block = block;
     Ok(match digest? {
-        None => KeyForm::Inline(&scratch.bytes),
+        None => KeyForm::Inline(scratch.block.get(..len).unwrap_or_default()),
         Some(hash) => KeyForm::Digest(*hash.as_bytes()),
     })
 }

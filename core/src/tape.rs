@@ -49,8 +49,9 @@ pub struct Scratch {
     encoded_frames: Vec<EncodedFrame>,
     /// Escaped JSON keys, decoded to UTF-16, back to back.
     decoded: Vec<u16>,
-    /// The digest's input, hashed in one go when it fits.
-    pub(crate) bytes: Vec<u8>,
+    /// The digest's input block: zeroed as it grows (to 16 KB at most), then
+    /// kept whole, not trimmed, so a call writes into it without zeroing.
+    pub(crate) block: Vec<u8>,
 }
 
 /// Buffers larger than this are given back after a call.
@@ -71,7 +72,6 @@ impl Scratch {
         trim(&mut self.members);
         trim(&mut self.encoded_frames);
         trim(&mut self.decoded);
-        trim(&mut self.bytes);
     }
 }
 
@@ -426,6 +426,14 @@ impl Key<'_> {
     /// building two order keys: most keys are not indices (their first unit is not
     /// a digit, which `array_index` sees at once) and then UTF-16 order alone decides.
     pub(crate) fn canonical_cmp(&self, other: &Self) -> Ordering {
+        // The common case: first units differ and neither is a digit, so
+        // neither key is an index and the first units decide.
+        if let (Key::Units([a, ..]), Key::Units([b, ..])) = (self, other) {
+            let digit = |unit: &u16| (u16::from(b'0')..=u16::from(b'9')).contains(unit);
+            if a != b && !digit(a) && !digit(b) {
+                return a.cmp(b);
+            }
+        }
         match (self.array_index(), other.array_index()) {
             (None, None) => self.cmp_utf16(other),
             (Some(a), Some(b)) => a.cmp(&b),

@@ -145,16 +145,12 @@ impl Guard {
                 let run = self.chains.advance_form(agent, &form);
                 self.scratch.trim();
                 self.stats.observed += 1;
-                match tier_at(&self.config.thresholds, None, run) {
-                    Some(Tier::Gentle) => Some(reminders::gentle(run)),
-                    Some(_) => Some(reminders::detailed(
-                        tool,
-                        run,
-                        arguments,
-                        self.config.preview_chars,
-                    )?),
-                    None => None,
-                }
+                self.run_reminder(
+                    tier_at(&self.config.thresholds, None, run),
+                    tool,
+                    run,
+                    arguments,
+                )?
             }
             form => {
                 let key = form.map(|form| digest::CallKey::from(&form));
@@ -199,7 +195,22 @@ impl Guard {
             .config
             .overrides
             .thresholds_for(tool, &self.config.thresholds);
-        Ok(match tier_at(thresholds, self.config.repeat_every, run) {
+        let tier = tier_at(thresholds, self.config.repeat_every, run);
+        Ok(match self.run_reminder(tier, tool, run, arguments)? {
+            None => cycle.map(|hit| reminders::cycle(hit.tools, hit.repeats)),
+            reminder => reminder,
+        })
+    }
+
+    /// The run-length reminder of `tier`, if any: gentle, or detailed with the arguments quoted.
+    fn run_reminder(
+        &self,
+        tier: Option<Tier>,
+        tool: &str,
+        run: u64,
+        arguments: Arguments<'_>,
+    ) -> Result<Option<Reminder>, CanonicalError> {
+        Ok(match tier {
             Some(Tier::Gentle) => Some(reminders::gentle(run)),
             Some(_) => Some(reminders::detailed(
                 tool,
@@ -207,7 +218,7 @@ impl Guard {
                 arguments,
                 self.config.preview_chars,
             )?),
-            None => cycle.map(|hit| reminders::cycle(hit.tools, hit.repeats)),
+            None => None,
         })
     }
 

@@ -128,6 +128,8 @@ impl Digester<'_> {
         if self.len + N > self.block.len() {
             self.room(N);
         }
+        // `room` always makes room (growing or flushing the block): a write is never dropped.
+        debug_assert!(self.len + N <= self.block.len());
         if let Some(out) = self
             .block
             .get_mut(self.len..)
@@ -221,6 +223,7 @@ impl Digester<'_> {
         if self.len + 2 + 2 * n > self.block.len() {
             self.room(2 + 2 * n);
         }
+        debug_assert!(self.len + 2 + 2 * n <= self.block.len());
         let Some((head, body)) = self
             .block
             .get_mut(self.len..self.len + 2 + 2 * n)

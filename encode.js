@@ -1,93 +1,81 @@
 // The plugin's fast way to hand a call's arguments to Rust: one walk over the parsed value in
 // canonical order (each object's keys sorted here: objects have few, and JavaScript compares
-// strings natively) that writes its structure and numbers as a Float64Array and the characters
-// of every key and string as a Uint16Array, both views of one ArrayBuffer (long strings are
-// passed as they are). Rust borrows the buffer, checks the order and hashes in one pass (see
-// core/src/encoded.rs for the format). This beats JSON.stringify, which escapes every character
-// and prints every number only for Rust to parse the text again.
+// strings natively) that writes the call's key form (core/src/form.rs: the tool name, then the
+// arguments, a tag per value, strings as code units, one byte each when they all fit) into one
+// ArrayBuffer after the agent id. Rust then only compares or hashes those bytes where they lie
+// (long strings are passed as they are, for Rust to read in). This beats JSON.stringify, which
+// escapes every character and prints every number only for Rust to parse the text again.
 // Anything that is not plain parsed JSON (toJSON, class instances, BigInt, very deep or cyclic
 // values) is left to the class's own `observe`, which follows JSON.stringify's rules exactly.
 
+// The key form's tags (core/src/form.rs).
 const NULL = 0
 const FALSE = 1
 const TRUE = 2
 const NUMBER = 3
-const STRING = 4
-const ARRAY = 5
-const OBJECT = 6
+const NARROW = 4
+const WIDE = 5
+const ARRAY = 6
+const OBJECT = 7
+const TOOL = 8
+const END = 9
 
 // Deeper values take the class path, which detects cycles; so does a huge flat one.
 const MAX_DEPTH = 4096
-const MAX_OPS = 1 << 25
-const MAX_UNITS = 1 << 26
-const INITIAL_OPS = 1024
-const INITIAL_UNITS = 4096
+const MAX_BYTES = 1 << 27
+const INITIAL_BYTES = 4096
 // Strings this long are passed as they are (Rust reads them in): cheaper than copying each code
-// unit here.
+// unit here. Shorter ones have lengths of one LEB128 byte.
 const LONG_STRING = 128
 // A buffer grown past this is dropped after the call, so one big call does not pin memory.
-const KEEP_OPS = 1 << 17
-const KEEP_UNITS = 1 << 18
+const KEEP_BYTES = 1 << 19
 
-// The ops start with a header, so that the buffer brings Rust every number of a call: the guard's
-// handle, the ops and code units used, the lengths of the agent id and the tool name, whose code
-// units come first in `units`, how many long strings `pieces` holds, and where in the buffer the
-// code units start (in bytes).
+// The buffer starts with a header of numbers that brings Rust everything else it needs: the
+// guard's handle, the bytes written after the header, where among them the key form starts (after
+// the agent id), and how many long strings `pieces` holds.
 const HANDLE = 0
-const OPS_LENGTH = 1
-const UNITS_LENGTH = 2
-const AGENT_ID_LENGTH = 3
-const TOOL_NAME_LENGTH = 4
-const PIECES = 5
-const UNITS_OFFSET = 6
-export const HEADER = 7
+const LENGTH = 1
+const KEY_START = 2
+const PIECES = 3
+export const HEADER = 4
 
 const objectPrototype = Object.prototype
 // JSON.rawJSON objects (Node 22) are null-prototype objects that JSON.stringify prints raw.
 const isRawJSON = JSON.isRawJSON ?? (() => false)
 
-/** The last encoding, valid until the next call: the buffer, its two views, and the long strings. */
-export const encoded = { memory: null, ops: null, units: null, pieces: null }
+/** The last encoding, valid until the next call: the buffer, its header and bytes, and the long strings. */
+export const encoded = { memory: null, header: null, bytes: null, pieces: null }
 
-// The views being written (also in `encoded`), how much of each is used, and the long strings met:
-// [offset in units, string, ...].
-let ops
-let units
-let n = 0
-let written = 0
+// The views being written (also in `encoded`), how many bytes are written, where the key form
+// starts, and the long strings met: [offset in the key form, string, ...].
+let header
+let bytes
+let view
+let p = 0
+let keyStart = 0
 let pieces = null
-// The agent id and tool name whose code units start `units` (null: unknown). The next call mostly
-// has the same ones, and then needs not copy them again.
+// The agent id and tool name the bytes start with (null: unknown), and how many bytes they take:
+// the next call mostly has the same ones, and then needs not write them again.
 let prefixAgentId = null
 let prefixTool = null
+let prefixLength = 0
 
-/** Puts `ops` and `units` in one new buffer of the given capacities, keeping what is written. */
-function allocate(opsCapacity, unitsCapacity) {
-  const memory = new ArrayBuffer(opsCapacity * 8 + unitsCapacity * 2)
-  const nextOps = new Float64Array(memory, 0, opsCapacity)
-  const nextUnits = new Uint16Array(memory, opsCapacity * 8, unitsCapacity)
-  if (ops !== undefined) {
-    nextOps.set(ops.subarray(0, n))
-    nextUnits.set(units.subarray(0, written))
-  }
-  nextOps[UNITS_OFFSET] = opsCapacity * 8
-  ops = encoded.ops = nextOps
-  units = encoded.units = nextUnits
+/** Puts the views in one new buffer with room for `capacity` bytes, keeping what is written. */
+function allocate(capacity) {
+  const memory = new ArrayBuffer(HEADER * 8 + capacity)
+  const nextBytes = new Uint8Array(memory, HEADER * 8, capacity)
+  if (bytes !== undefined) nextBytes.set(bytes.subarray(0, p))
+  header = encoded.header = new Float64Array(memory, 0, HEADER)
+  bytes = encoded.bytes = nextBytes
+  view = new DataView(memory, HEADER * 8, capacity)
   encoded.memory = memory
 }
-allocate(INITIAL_OPS, INITIAL_UNITS)
+allocate(INITIAL_BYTES)
 
-/** Makes room for `needed` ops; false past the cap. */
+/** Makes room for `needed` bytes in all; false past the cap. */
 function grow(needed) {
-  if (needed > MAX_OPS) return false
-  allocate(Math.max(needed, ops.length * 2), units.length)
-  return true
-}
-
-/** Makes room for `needed` code units; false past the cap. */
-function growUnits(needed) {
-  if (needed > MAX_UNITS) return false
-  allocate(ops.length, Math.max(needed, units.length * 2))
+  if (needed > MAX_BYTES) return false
+  allocate(Math.max(needed, bytes.length * 2))
   return true
 }
 
@@ -137,21 +125,43 @@ function sortKeys(keys) {
   }
 }
 
-/** Adds a string's code units to the characters; false when they would grow past the cap. */
-function append(text) {
+/**
+ * Writes a string's form: its tag, its length and its code units, one byte each when they all fit
+ * in one. A long string is left for Rust to read in; false when the buffer would grow past the cap.
+ */
+function string(text) {
   const length = text.length
   if (length >= LONG_STRING) {
     if (pieces === null) pieces = []
-    pieces.push(written, text)
+    pieces.push(p - keyStart, text)
     return true
   }
-  const at = written
-  const end = at + length
-  if (end > units.length && !growUnits(end)) return false
-  // Locals, not the module's bindings, inside the loop.
-  const out = units
-  for (let i = 0; i < length; i++) out[at + i] = text.charCodeAt(i)
-  written = end
+  const at = p
+  // Room for the wide form; the length takes one byte.
+  const end = at + 2 + 2 * length
+  if (end > bytes.length && !grow(end)) return false
+  // Locals, not the module's bindings, inside the loops.
+  const out = bytes
+  let all = 0
+  for (let i = 0; i < length; i++) {
+    const unit = text.charCodeAt(i)
+    all |= unit
+    // A Uint8Array keeps the low byte: only right when every unit fits, checked below.
+    out[at + 2 + i] = unit
+  }
+  out[at + 1] = length
+  if (all <= 0xff) {
+    out[at] = NARROW
+    p = at + 2 + length
+    return true
+  }
+  out[at] = WIDE
+  for (let i = 0; i < length; i++) {
+    const unit = text.charCodeAt(i)
+    out[at + 2 + 2 * i] = unit
+    out[at + 3 + 2 * i] = unit >> 8
+  }
+  p = end
   return true
 }
 
@@ -161,30 +171,32 @@ function hasNoJsonForm(value) {
 }
 
 /**
- * Writes `value` in canonical order; false when it is not plain parsed JSON. Recursive: the depth
- * is capped at MAX_DEPTH, and a stack overflow before that is caught by `encode`.
+ * Writes `value`'s form in canonical order; false when it is not plain parsed JSON. Recursive: the
+ * depth is capped at MAX_DEPTH, and a stack overflow before that is caught by `encode`.
  */
 function write(value, depth) {
-  // A step writes at most three ops: a tag and its operand, then an object's first key length.
-  if (n + 3 > ops.length && !grow(n + 3)) return false
+  // A step writes at most nine bytes (a number) before anything else checks for room.
+  if (p + 9 > bytes.length && !grow(p + 9)) return false
   // `typeof value === '…'` tests, not a switch on `typeof value`: the optimizing compiler turns
   // each test into a type check, where a switch first builds the type's name.
-  if (typeof value === 'string') {
-    ops[n++] = STRING
-    ops[n++] = value.length
-    return append(value)
-  }
+  if (typeof value === 'string') return string(value)
   if (typeof value === 'number') {
-    ops[n++] = NUMBER
-    ops[n++] = value
+    // NaN and ±Infinity are null in JSON; -0 is 0.
+    if (value - value === 0) {
+      bytes[p] = NUMBER
+      view.setFloat64(p + 1, value === 0 ? 0 : value, true)
+      p += 9
+    } else {
+      bytes[p++] = NULL
+    }
     return true
   }
   if (typeof value === 'boolean') {
-    ops[n++] = value ? TRUE : FALSE
+    bytes[p++] = value ? TRUE : FALSE
     return true
   }
   if (value === null) {
-    ops[n++] = NULL
+    bytes[p++] = NULL
     return true
   }
   // A BigInt, a root without JSON form, or too deep.
@@ -192,18 +204,19 @@ function write(value, depth) {
   if (Array.isArray(value)) {
     if (typeof value.toJSON === 'function') return false
     const size = value.length
-    ops[n++] = ARRAY
-    ops[n++] = size
+    bytes[p++] = ARRAY
     for (let i = 0; i < size; i++) {
       const item = value[i]
       if (!hasNoJsonForm(item)) {
         if (!write(item, depth + 1)) return false
       } else {
         // `null` in an array.
-        if (n + 1 > ops.length && !grow(n + 1)) return false
-        ops[n++] = NULL
+        if (p + 1 > bytes.length && !grow(p + 1)) return false
+        bytes[p++] = NULL
       }
     }
+    if (p + 1 > bytes.length && !grow(p + 1)) return false
+    bytes[p++] = END
     return true
   }
   const prototype = Object.getPrototypeOf(value)
@@ -214,53 +227,52 @@ function write(value, depth) {
   // the key is cheaper than a property lookup that misses.
   for (let i = 0; i < size; i++) if (keys[i] === 'toJSON') return false
   if (size > 1) sortKeys(keys)
-  ops[n++] = OBJECT
-  // The count of members with a JSON form, written once they are.
-  const count = n++
-  let present = 0
+  bytes[p++] = OBJECT
   for (let i = 0; i < size; i++) {
     const key = keys[i]
     const member = value[key]
     // A member without a JSON form is left out, as JSON.stringify does.
     if (hasNoJsonForm(member)) continue
-    present++
-    if (n + 1 > ops.length && !grow(n + 1)) return false
-    ops[n++] = key.length
-    if (!append(key) || !write(member, depth + 1)) return false
+    if (!string(key) || !write(member, depth + 1)) return false
   }
-  ops[count] = present
+  if (p + 1 > bytes.length && !grow(p + 1)) return false
+  bytes[p++] = END
   return true
 }
 
+/** Whether `text` has no lone surrogate (Node 20 and later have `isWellFormed`). */
+const isWellFormed = (text) => text.isWellFormed()
+
 /**
- * Encodes `value` into `encoded` for the guard with `handle`, its characters after those of the
- * agent id and the tool name; false when it is not plain parsed JSON and must take the class's
- * `observe`.
+ * Encodes `value` into `encoded` for the guard with `handle`, after the agent id and the tool
+ * name; false when it is not plain parsed JSON, or the id or name is long or the name not
+ * well-formed Unicode (the class path converts it), and the call must take the class's `observe`.
  */
 export function encode(value, agentId = '', tool = '', handle = 0) {
   try {
-    n = HEADER
     pieces = null
     if (typeof objectPrototype.toJSON === 'function') return false
     if (agentId === prefixAgentId && tool === prefixTool) {
-      // Still at the start of `units` from the last call.
-      written = agentId.length + tool.length
+      // Still at the start of the bytes from the last call.
+      p = prefixLength
     } else {
-      written = 0
       prefixAgentId = prefixTool = null
-      if (!append(agentId) || !append(tool)) return false
-      if (pieces === null) {
-        prefixAgentId = agentId
-        prefixTool = tool
-      }
+      p = 0
+      if (agentId.length >= LONG_STRING || tool.length >= LONG_STRING || !isWellFormed(tool)) return false
+      string(agentId)
+      keyStart = p
+      bytes[p++] = TOOL
+      // The agent id and the tool name take at most 2 * 2 * 127 + 5 bytes, fewer than INITIAL_BYTES.
+      string(tool)
+      prefixAgentId = agentId
+      prefixTool = tool
+      prefixLength = p
     }
     if (!write(value, 0)) return false
-    ops[HANDLE] = handle
-    ops[OPS_LENGTH] = n
-    ops[UNITS_LENGTH] = written
-    ops[AGENT_ID_LENGTH] = agentId.length
-    ops[TOOL_NAME_LENGTH] = tool.length
-    ops[PIECES] = pieces === null ? 0 : pieces.length / 2
+    header[HANDLE] = handle
+    header[LENGTH] = p
+    header[KEY_START] = keyStart
+    header[PIECES] = pieces === null ? 0 : pieces.length / 2
     encoded.pieces = pieces
     return true
   } catch {
@@ -274,11 +286,10 @@ export function encode(value, agentId = '', tool = '', handle = 0) {
 /** Lets go of the last encoding's strings and drops an oversized buffer once Rust has read it. */
 export function release() {
   encoded.pieces = null
-  if (ops.length > KEEP_OPS || units.length > KEEP_UNITS) {
-    n = 0
-    written = 0
-    ops = undefined
+  if (bytes.length > KEEP_BYTES) {
+    p = 0
+    bytes = undefined
     prefixAgentId = prefixTool = null
-    allocate(INITIAL_OPS, INITIAL_UNITS)
+    allocate(INITIAL_BYTES)
   }
 }

@@ -9,37 +9,76 @@ import { randomJson, rng } from './oracle.mjs'
 
 const binding = createRequire(import.meta.url)('../native.cjs')
 
-/** The characters of the last encoding: `units` with the long strings read in at their offsets. */
-function charsOf({ ops, units, pieces }) {
-  const unitsLength = ops[2]
-  let text = ''
-  let copied = 0
-  for (let i = 0; pieces && i < pieces.length; i += 2) {
-    text += String.fromCharCode(...units.subarray(copied, pieces[i])) + pieces[i + 1]
-    copied = pieces[i]
+/** A string's key form (core/src/form.rs): tag, LEB128 length, code units in one byte or two. */
+function stringForm(text) {
+  const units = Array.from({ length: text.length }, (_, i) => text.charCodeAt(i))
+  const narrow = units.every((unit) => unit <= 0xff)
+  const out = [narrow ? 4 : 5]
+  for (let rest = units.length; ; rest = Math.floor(rest / 128)) {
+    if (rest < 128) {
+      out.push(rest)
+      break
+    }
+    out.push((rest % 128) | 0x80)
   }
-  return text + String.fromCharCode(...units.subarray(copied, unitsLength))
+  for (const unit of units) {
+    if (narrow) out.push(unit)
+    else out.push(unit & 0xff, unit >> 8)
+  }
+  return out
 }
 
-/** Reads an encoding back as canonical JSON text, in the order the ops give (no sorting). */
-function decode({ ops }, text) {
-  const length = ops[1]
-  let op = HEADER
-  let at = 0
-  const take = (n) => text.slice(at, (at += n))
-  function value() {
-    const tag = ops[op++]
-    if (tag <= 2) return ['null', 'false', 'true'][tag]
-    if (tag === 3) return JSON.stringify(ops[op++])
-    if (tag === 4) return JSON.stringify(take(ops[op++]))
-    const size = ops[op++]
-    const parts = []
-    for (let i = 0; i < size; i++) parts.push(tag === 5 ? value() : `${JSON.stringify(take(ops[op++]))}:${value()}`)
-    return tag === 5 ? `[${parts.join(',')}]` : `{${parts.join(',')}}`
+/** The last encoding's agent id bytes and key form, with the long strings spliced in. */
+function formOf({ header, bytes, pieces }) {
+  const [, length, keyStart] = header
+  const key = Array.from(bytes.subarray(keyStart, length))
+  const form = []
+  let copied = 0
+  for (let i = 0; pieces && i < pieces.length; i += 2) {
+    for (const byte of key.slice(copied, pieces[i])) form.push(byte)
+    for (const byte of stringForm(pieces[i + 1])) form.push(byte)
+    copied = pieces[i]
   }
-  const result = value()
-  if (op !== length || at !== text.length) throw new Error('trailing ops or characters')
-  return result
+  for (const byte of key.slice(copied)) form.push(byte)
+  return { agent: Array.from(bytes.subarray(0, keyStart)), key: form }
+}
+
+/** Reads a key form back: the tool name and the arguments as JSON text, in the form's order (no sorting). */
+function readForm(form) {
+  let at = 0
+  const view = new DataView(Uint8Array.from(form).buffer)
+  function string() {
+    const wide = form[at++] === 5
+    let length = 0
+    for (let shift = 1; ; shift *= 128) {
+      const byte = form[at++]
+      length += (byte & 0x7f) * shift
+      if (byte < 0x80) break
+    }
+    let text = ''
+    for (let i = 0; i < length; i++) text += String.fromCharCode(wide ? form[at++] | (form[at++] << 8) : form[at++])
+    return text
+  }
+  function value() {
+    const tag = form[at]
+    if (tag <= 2) return ['null', 'false', 'true'][form[at++]]
+    if (tag === 3) {
+      const number = view.getFloat64(at + 1, true)
+      at += 9
+      return JSON.stringify(number)
+    }
+    if (tag === 4 || tag === 5) return JSON.stringify(string())
+    at++
+    const parts = []
+    while (form[at] !== 9) parts.push(tag === 6 ? value() : `${JSON.stringify(string())}:${value()}`)
+    at++
+    return tag === 6 ? `[${parts.join(',')}]` : `{${parts.join(',')}}`
+  }
+  if (form[at++] !== 8) throw new Error('no tool name first')
+  const tool = string()
+  const text = value()
+  if (at !== form.length) throw new Error('trailing bytes')
+  return { tool, text }
 }
 
 const longString = (next) => String.fromCharCode(...Array.from({ length: 120 + Math.floor(next() * 20) + (next() < 0.2 ? 5000 : 0) }, () => (next() < 0.9 ? 97 + Math.floor(next() * 26) : Math.floor(next() * 0x10000))))
@@ -77,7 +116,9 @@ test('the JavaScript walk writes every value in canonical order, as the class pa
   for (let i = 0; i < 3000; i++) {
     const value = randomValue(next)
     t.true(encode(value, 'agent', 'tool'))
-    t.is(decode(encoded, charsOf(encoded).slice('agenttool'.length)), canonicalize(value))
+    const { agent, key } = formOf(encoded)
+    t.deepEqual(agent, stringForm('agent'))
+    t.deepEqual(readForm(key), { tool: 'tool', text: canonicalize(value) })
     release()
   }
 })
@@ -109,29 +150,50 @@ test('Rust accepts what the walk writes and keys it as the class path does', (t)
   }
 })
 
-/**
- * An ArrayBuffer laid out as encode.js lays out its own: `ops` from the start (the header's units
- * offset, its last number, filled in unless given), then the code units of `chars`.
- */
-function memoryOf(ops, chars, unitsOffset = ops.length * 8) {
-  const memory = new ArrayBuffer(Math.max(ops.length * 8, unitsOffset + chars.length * 2))
-  const header = [...ops]
-  if (header.length >= HEADER && header[HEADER - 1] === undefined) header[HEADER - 1] = unitsOffset
-  new Float64Array(memory, 0, ops.length).set(header)
-  for (let i = 0; i < chars.length; i++) new DataView(memory).setUint16(unitsOffset + i * 2, chars.charCodeAt(i), true)
+/** An ArrayBuffer laid out as encode.js lays out its own: the header numbers, then `bytes`. */
+function memoryOf(header, bytes) {
+  const memory = new ArrayBuffer(HEADER * 8 + bytes.length)
+  new Float64Array(memory, 0, header.length).set(header)
+  new Uint8Array(memory, HEADER * 8).set(bytes)
   return memory
 }
 
-test('Rust rejects members out of canonical order, which no walk writes', (t) => {
-  const guard = new RepeatToolGuard({})
-  const observe = (chars) => {
-    // Header (handle, ops and units used, id and name lengths, no pieces, units offset to fill in),
-    // then {<1 char>: null, <1 char>: null}.
-    const ops = [guard.__handle(), 13, 8, 2, 4, 0, undefined, 6, 2, 1, 0, 1, 0]
-    return binding.__observeEncoded(memoryOf(ops, 'agtool' + chars), null)
+/** A raw call's bytes: the agent id "ag", then the key form of the tool "tool" and `arguments`. */
+const callBytes = (args) => [...stringForm('ag'), 8, ...stringForm('tool'), ...args]
+// {"a": null, "b": null}, and the same members the other way round.
+const ab = [7, ...stringForm('a'), 0, ...stringForm('b'), 0, 9]
+const ba = [7, ...stringForm('b'), 0, ...stringForm('a'), 0, 9]
+
+test('agent ids and tool names of every kind key a call as the class path does', (t) => {
+  const guard = new RepeatToolGuard({ thresholds: [2] })
+  const handle = guard.__handle()
+  const names = ['grep', '', 'é', 'ünïcödé', '\u{1F600}', '\uFF5E', 'x'.repeat(127), 'x'.repeat(128), 'y'.repeat(500), '\uD800', 'a\uDC00b']
+  for (const agent of names) {
+    for (const tool of names) {
+      const fast = encode({ q: tool }, agent, tool, handle)
+      // Long names and names with a lone surrogate take the class path, which converts them.
+      t.is(fast, agent.length < 128 && tool.length < 128 && tool.isWellFormed(), `${agent} ${tool}`)
+      t.is(guard.observe(agent, tool, { q: tool }), null)
+      const second = fast ? binding.__observeEncoded(encoded.memory, encoded.pieces) : guard.observe(agent, tool, { q: tool })
+      release()
+      t.is(second?.count, 2, `${JSON.stringify(agent)} ${JSON.stringify(tool)}`)
+      guard.reset(agent)
+    }
   }
-  for (const chars of ['ba', 'aa', '10']) t.throws(() => observe(chars), { message: /malformed argument encoding/ })
-  t.is(observe('01'), null)
+})
+
+test('a form out of canonical order never passes for the canonical one, and a detailed reminder that reads it back is an error', (t) => {
+  const guard = new RepeatToolGuard({ thresholds: [2, 3] })
+  const observe = (args) => binding.__observeEncoded(memoryOf([guard.__handle(), callBytes(args).length, 4, 0], callBytes(args)), null)
+  t.is(observe(ab), null)
+  // Another call: the run starts over, at one.
+  t.is(observe(ba), null)
+  t.is(observe(ba).count, 2)
+  t.throws(() => observe(ba), { message: /malformed argument encoding/ })
+  // The canonical form is read back.
+  t.is(observe(ab), null)
+  t.is(observe(ab).count, 2)
+  t.regex(observe(ab).text, /"a":null,"b":null/)
 })
 
 test('anything JSON.stringify would treat otherwise than a plain value is left to the class path', (t) => {
@@ -161,48 +223,55 @@ test('anything JSON.stringify would treat otherwise than a plain value is left t
 
 test('a malformed call of the raw hot path is a clear error, never a crash or a read out of bounds', (t) => {
   const guard = new RepeatToolGuard({})
-  // handle, ops used, units used, id length, name length, pieces, units offset (filled in);
-  // then {"a": null, "b": null}
-  const header = [guard.__handle(), 13, 8, 2, 4, 0, undefined]
-  const body = [6, 2, 1, 0, 1, 0]
-  const call = (head, pieces = null, chars = 'agtoolab', unitsOffset) => binding.__observeEncoded(memoryOf([...head, ...body], chars, unitsOffset), pieces)
+  const bytes = callBytes(ab)
+  // handle, bytes written, where the key form starts (after the agent id "ag"), pieces
+  const header = [guard.__handle(), bytes.length, 4, 0]
+  const call = (head, pieces = null, body = bytes) => binding.__observeEncoded(memoryOf(head, body), pieces)
   t.is(call(header), null)
-  const detached = memoryOf([...header, ...body], 'agtoolab')
+  const detached = memoryOf(header, bytes)
   structuredClone(detached, { transfer: [detached] })
   const cases = [
-    [() => binding.__observeEncoded(new Float64Array([...header, ...body]), null), /expected an ArrayBuffer/],
-    [() => binding.__observeEncoded('agtoolab', null), /expected an ArrayBuffer/],
-    [() => binding.__observeEncoded(new ArrayBuffer(48), null), /ops header out of range/],
-    [() => binding.__observeEncoded(detached, null), /ops header out of range/],
+    [() => binding.__observeEncoded(new Float64Array(header), null), /expected an ArrayBuffer/],
+    [() => binding.__observeEncoded('agtool', null), /expected an ArrayBuffer/],
+    [() => binding.__observeEncoded(new ArrayBuffer(24), null), /header out of range/],
+    [() => binding.__observeEncoded(detached, null), /header out of range/],
     [() => binding.__observeEncoded(), /takes 2 arguments/],
   ]
   for (const [index, value, message] of [
-    [1, 14, /(ops length|units offset) out of range/], [1, 1e6, /ops length out of range/], [1, 2, /ops length out of range/], [1, 0.5, /ops length out of range/],
-    [2, 9, /units length out of range/], [2, -1, /units length out of range/],
-    [3, 9, /agent id length out of range/], [4, 7, /tool name length out of range/],
-    [5, 1, /expected the pieces/], [0, 12345, /.+/], [0, NaN, /.+/],
-    // The units may not start inside the ops used, past the buffer, or between two code units.
-    [6, 13 * 8 - 2, /units offset out of range/], [6, 1e9, /units length out of range/], [6, 13 * 8 + 1, /units length out of range/], [6, -8, /units offset out of range/],
+    [1, bytes.length + 1, /form length out of range/], [1, 1e9, /form length out of range/], [1, -1, /form length out of range/], [1, 0.5, /form length out of range/],
+    [1, 3, /key start out of range/],
+    [2, bytes.length + 1, /key start out of range/], [2, 3, /malformed agent id/], [2, 5, /malformed agent id/], [2, NaN, /key start out of range/],
+    [3, 1, /expected the pieces/], [0, 12345, /.+/], [0, NaN, /.+/],
   ]) {
     const head = [...header]
     head[index] = value
     cases.push([() => call(head), message])
   }
-  const withPiece = [...header.slice(0, 2), 6, 2, 4, 1, undefined]
-  cases.push([() => call(withPiece, [7, 'ab'], 'agtool'), /piece offsets out of order/])
-  cases.push([() => call(withPiece, [6, 42], 'agtool'), /.+/])
-  cases.push([() => call(withPiece, [6, 'ab', 8, 'c'], 'agtool'), /not as many as the header says/])
-  for (const pieces of [null, {}, 'ab']) cases.push([() => call(withPiece, pieces, 'agtool'), /expected the pieces/])
-  cases.push([() => call(withPiece, [6], 'agtool'), /not as many as the header says/])
+  // Forms that are not an agent id then a tool name.
+  cases.push([() => call([guard.__handle(), 4, 4, 0], null, bytes.slice(0, 4)), /malformed tool name/])
+  const noTool = [...stringForm('ag'), ...ab]
+  cases.push([() => call([guard.__handle(), noTool.length, 4, 0], null, noTool), /malformed tool name/])
+  const wideAgent = [5, 2, 97, 0, 103, 0, ...bytes.slice(4)]
+  cases.push([() => call([guard.__handle(), wideAgent.length, 6, 0], null, wideAgent), /malformed agent id/])
+  // The key form starts 4 bytes in; its tool name takes 7 bytes (tag, then the string's form).
+  const withPiece = [guard.__handle(), bytes.length, 4, 1]
+  cases.push([() => call(withPiece, [5, 'ab']), /piece offsets out of order/])
+  cases.push([() => call(withPiece, [bytes.length, 'ab']), /piece offsets out of order/])
+  cases.push([() => call(withPiece, [7, 42]), /.+/])
+  cases.push([() => call(withPiece, [6, 'ab', 8, 'c']), /not as many as the header says/])
+  for (const pieces of [null, {}, 'ab']) cases.push([() => call(withPiece, pieces), /expected the pieces/])
+  cases.push([() => call(withPiece, [6]), /not as many as the header says/])
   for (const [run, message] of cases) t.throws(run, { message })
   // A getter among the pieces that detaches the buffer runs before the buffer is read.
-  const memory = memoryOf([...withPiece, ...body], 'agtool')
+  const memory = memoryOf(withPiece, bytes)
   const pieces = [6]
   Object.defineProperty(pieces, 1, { get: () => (structuredClone(memory, { transfer: [memory] }), 'ab'), enumerable: true })
-  t.throws(() => binding.__observeEncoded(memory, pieces), { message: /ops header out of range/ })
-  // A piece read in where it belongs: the same call as before, so a run of two.
+  t.throws(() => binding.__observeEncoded(memory, pieces), { message: /header out of range/ })
+  // A piece spliced in where it belongs: the same call as before, so a run of two.
   const reminded = new RepeatToolGuard({ thresholds: [2] })
   t.is(call([reminded.__handle(), ...header.slice(1)]), null)
-  // The last code unit ("b") comes as a piece at offset 7 instead.
-  t.is(call([reminded.__handle(), 13, 7, 2, 4, 1, undefined], [7, 'b'], 'agtoola').count, 2)
+  // The key "b" comes as a piece instead (at its offset in the key form).
+  const at = 7 + 1 + 3 + 1
+  const cut = [...bytes.slice(0, 4 + at), ...bytes.slice(4 + at + 3)]
+  t.is(call([reminded.__handle(), cut.length, 4, 1], [at, 'b'], cut).count, 2)
 })

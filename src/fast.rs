@@ -1,17 +1,18 @@
 //! The plugin's hot path, `__observeEncoded(memory, pieces)`: a raw
 //! Node-API function, because napi-rs' argument conversions and class
 //! unwrapping cost more than the rest of a small call. `encode.js` writes a
-//! call into one `ArrayBuffer`, `memory`: from its start, `f64` ops, a header
-//! ([`HEADER`] numbers: the guard's handle, the ops and code units used, the
-//! agent id's and tool name's lengths, the number of pieces, the byte offset
-//! of the code units) and then the arguments (see
-//! `repeat_tool_guard_core::encoded`); from that offset, `u16` code units: the
-//! agent id, the tool name and every key and string of the arguments, except
-//! strings long enough that passing them as they are beats copying them
-//! there: those come in `pieces`, `[offset, string, …]`, each to be read in at
-//! that offset of the code units. The buffer is borrowed, and one Node-API
-//! call finds it; without pieces no string is read at all. It is internal:
-//! the public API is `RepeatToolGuard`.
+//! call into one `ArrayBuffer`, `memory`: a header of [`HEADER`] `f64`s (the
+//! guard's handle, the bytes written, where the key form starts, the number
+//! of pieces), then bytes: the agent id as a string of the key form
+//! (`repeat_tool_guard_core::form`), then the call's key form itself, the
+//! tool name and the arguments, except strings long enough that passing them
+//! as they are beats copying them in JavaScript: those come in `pieces`,
+//! `[offset, string, …]`, each string's form to be spliced in at that byte
+//! offset of the key form. The buffer is borrowed, and one Node-API call finds it; without
+//! pieces no string is read at all, and the key form is compared or hashed
+//! where it lies. Its arguments are read back, and checked, only when the
+//! detailed reminder quotes them. It is internal: the public API is
+//! `RepeatToolGuard`.
 
 use std::cell::RefCell;
 use std::ptr;
@@ -19,6 +20,7 @@ use std::ptr;
 use napi::bindgen_prelude::ToNapiValue;
 use napi::sys::{self, napi_callback_info, napi_env, napi_value};
 use napi::{Error, Result, Status};
+use repeat_tool_guard_core::form::{push_string, read_string, read_tool, FormStr};
 use repeat_tool_guard_core::Arguments;
 
 use crate::js::{ErrorClass, Js};
@@ -27,27 +29,29 @@ use crate::{registry, Reminder};
 /// Buffers of the last call, kept to reuse their allocations.
 #[derive(Default)]
 struct Buffers {
+    /// A key form with its pieces spliced in.
+    form: Vec<u8>,
+    /// A piece's code units.
     units: Vec<u16>,
     agent: Text,
     tool: Text,
 }
 
-/// An agent id or tool name in UTF-8, with the code units it came from: the
-/// next call mostly brings the same ones, which then need no conversion.
+/// An agent id or tool name in UTF-8, with the form it came from: the next
+/// call mostly brings the same one, which then needs no conversion.
 #[derive(Default)]
 struct Text {
-    units: Vec<u16>,
+    form: Vec<u8>,
     utf8: String,
 }
 
 impl Text {
-    fn set(&mut self, units: &[u16]) -> &str {
-        if self.units != units {
-            self.units.clear();
-            self.units.extend_from_slice(units);
-            self.utf8.clear();
-            self.utf8
-                .extend(char::decode_utf16(units.iter().copied()).map(|c| c.unwrap_or('\u{fffd}')));
+    /// The string `text` (whose form is `form`) in UTF-8.
+    fn set(&mut self, form: &[u8], text: FormStr<'_>) -> &str {
+        if self.form != form {
+            self.form.clear();
+            self.form.extend_from_slice(form);
+            text.to_utf8(&mut self.utf8);
         }
         &self.utf8
     }
@@ -57,9 +61,9 @@ thread_local! {
     static BUFFERS: RefCell<Buffers> = RefCell::new(Buffers::default());
 }
 
-/// Longest character buffer kept between calls (8 MB); a larger one is freed
-/// after use. Keeping a big one spares every large call fresh pages.
-const KEEP_CHARS: usize = 1 << 22;
+/// Largest buffers kept between calls (8 MB); larger ones are freed after
+/// use. Keeping a big one spares every large call fresh pages.
+const KEEP_BYTES: usize = 1 << 23;
 
 pub unsafe extern "C" fn observe_encoded(env: napi_env, info: napi_callback_info) -> napi_value {
     let js = Js { env };
@@ -79,7 +83,7 @@ fn read_header(js: Js, memory: napi_value) -> Result<(*const u8, usize, [f64; HE
     let (data, byte_length) = js.array_buffer(memory)?;
     let header = view::<f64>(data, byte_length, 0, HEADER)
         .and_then(|header| header.first_chunk::<HEADER>())
-        .ok_or_else(|| out_of_range("ops header"))?;
+        .ok_or_else(|| out_of_range("header"))?;
     Ok((data, byte_length, *header))
 }
 
@@ -101,32 +105,43 @@ fn read_pieces(js: Js, pieces: napi_value) -> Result<Vec<(usize, napi_value)>> {
         .collect()
 }
 
-/// The characters: `units` itself without pieces, else `units` with each
-/// piece's string read in at its offset, assembled in `buffer`.
-fn read_chars<'a>(
+/// The key form: `key` itself without pieces, else `key` with each piece's
+/// string form spliced in at its offset (past `start`, the arguments' first
+/// byte), assembled in `form`.
+fn splice<'a>(
     js: Js,
-    units: &'a [u16],
+    key: &'a [u8],
+    start: usize,
     pieces: &[(usize, napi_value)],
-    buffer: &'a mut Vec<u16>,
-) -> Result<&'a [u16]> {
+    form: &'a mut Vec<u8>,
+    units: &mut Vec<u16>,
+) -> Result<&'a [u8]> {
     if pieces.is_empty() {
-        return Ok(units);
+        return Ok(key);
     }
-    buffer.clear();
+    form.clear();
     let mut copied = 0;
     for &(offset, piece) in pieces {
-        let before = units.get(copied..offset).ok_or_else(|| {
-            Error::new(
-                Status::InvalidArg,
-                "repeat-tool-guard: piece offsets out of order".to_owned(),
-            )
-        })?;
-        buffer.extend_from_slice(before);
-        js.utf16_append(piece, buffer)?;
+        let before = key
+            .get(copied..offset)
+            .filter(|_| offset >= start)
+            .ok_or_else(|| {
+                Error::new(
+                    Status::InvalidArg,
+                    "repeat-tool-guard: piece offsets out of order".to_owned(),
+                )
+            })?;
+        form.extend_from_slice(before);
+        units.clear();
+        js.utf16_append(piece, units)?;
+        push_string(form, units);
         copied = offset;
     }
-    buffer.extend_from_slice(units.get(copied..).unwrap_or_default());
-    Ok(buffer)
+    form.extend_from_slice(key.get(copied..).unwrap_or_default());
+    if units.capacity() > KEEP_BYTES / 2 {
+        *units = Vec::new();
+    }
+    Ok(form)
 }
 
 /// `count` elements of `T` at byte `offset` of the buffer at `data` of
@@ -154,11 +169,13 @@ fn view<T>(
     Some(unsafe { std::slice::from_raw_parts(start.cast::<T>(), count) })
 }
 
-/// Numbers at the head of `ops`: handle, ops used, units used, id length,
-/// name length, pieces, byte offset of the units.
-const HEADER: usize = 7;
+/// Numbers at the head of the buffer: handle, bytes written after the
+/// header, where among them the key form starts, number of pieces.
+const HEADER: usize = 4;
 /// Where in the header the number of pieces is.
-const PIECE_COUNT: usize = 5;
+const PIECE_COUNT: usize = 3;
+/// Where the bytes start.
+const BYTES: usize = HEADER * size_of::<f64>();
 
 /// A length passed from JavaScript as a value.
 fn length_of(js: Js, value: napi_value, what: &str) -> Result<usize> {
@@ -213,60 +230,52 @@ fn observe(js: Js, info: napi_callback_info) -> Result<napi_value> {
         pieces
     };
     // Borrowed from here on: no JavaScript runs until the call returns (see `Js::array_buffer`).
-    let [handle, ops_len, units_len, agent_len, tool_len, piece_count, units_offset] = header;
-    let ops_len = whole(ops_len, "ops length")?;
-    let ops = view::<f64>(data, byte_length, 0, ops_len)
-        .and_then(|ops| ops.get(HEADER..))
-        .ok_or_else(|| out_of_range("ops length"))?;
-    let units_offset = whole(units_offset, "units offset")?;
-    if units_offset < ops_len * size_of::<f64>() {
-        return Err(out_of_range("units offset"));
-    }
-    let units = view::<u16>(
-        data,
-        byte_length,
-        units_offset,
-        whole(units_len, "units length")?,
-    )
-    .ok_or_else(|| out_of_range("units length"))?;
-    let agent_len = whole(agent_len, "agent id length")?;
-    let tool_len = whole(tool_len, "tool name length")?;
+    let [handle, length, key_start, piece_count] = header;
+    let bytes = view::<u8>(data, byte_length, BYTES, whole(length, "form length")?)
+        .ok_or_else(|| out_of_range("form length"))?;
     if whole(piece_count, "piece count")? != pieces.len() {
         return Err(Error::new(
             Status::InvalidArg,
             "repeat-tool-guard: the pieces are not as many as the header says".to_owned(),
         ));
     }
+    let malformed = |what: &str| {
+        Error::new(
+            Status::InvalidArg,
+            format!("repeat-tool-guard: malformed {what}"),
+        )
+    };
+    let key_start = whole(key_start, "key start")?;
+    let (agent_form, key) = bytes
+        .split_at_checked(key_start)
+        .ok_or_else(|| out_of_range("key start"))?;
+    let agent_text = match read_string(agent_form, 0) {
+        Ok((text, end)) if end == agent_form.len() => text,
+        _ => return Err(malformed("agent id")),
+    };
+    let (tool_text, arguments_at) = read_tool(key).map_err(|_| malformed("tool name"))?;
     BUFFERS.with(|buffers| {
         let mut buffers = buffers.try_borrow_mut().map_err(|_| {
             Error::new(Status::GenericFailure, "repeat-tool-guard: busy".to_owned())
         })?;
         let Buffers {
-            units: buffer,
+            form,
+            units,
             agent,
             tool,
         } = &mut *buffers;
-        let chars = read_chars(js, units, &pieces, buffer)?;
-        let (agent_units, rest) = chars
-            .split_at_checked(agent_len)
-            .ok_or_else(|| out_of_range("agent id length"))?;
-        let (tool_units, argument_units) = rest
-            .split_at_checked(tool_len)
-            .ok_or_else(|| out_of_range("tool name length"))?;
-        let agent = agent.set(agent_units);
-        let tool = tool.set(tool_units);
-        let arguments = Arguments::Encoded {
-            ops,
-            units: argument_units,
-        };
+        let key = splice(js, key, arguments_at, &pieces, form, units)?;
+        let agent = agent.set(agent_form, agent_text);
+        let tool = tool.set(key.get(..arguments_at).unwrap_or_default(), tool_text);
+        let arguments = Arguments::Form { key, arguments_at };
         // The plugin calls this only for tools its cache already found tracked.
         let observed = registry::with(handle, |guard| {
             guard.observe_tracked(agent, tool, arguments)
         })
         .map_err(|e| js.throw(ErrorClass::Error, &e.to_string()))?
         .map_err(|e| js.throw(ErrorClass::Error, &e.to_string()))?;
-        if buffer.capacity() > KEEP_CHARS {
-            *buffer = Vec::new();
+        if form.capacity() > KEEP_BYTES {
+            *form = Vec::new();
         }
         match observed {
             None => js.null(),

@@ -28,8 +28,12 @@ pub enum Arguments<'a> {
     Json(&'a str),
     /// A JavaScript string value (the loop's raw-string fallback), as UTF-16.
     Text(&'a [u16]),
-    /// The flat encoding built by the plugin ([`crate::encoded`]).
-    Encoded { ops: &'a [f64], units: &'a [u16] },
+    /// A key form as the plugin writes it ([`crate::form`]): the tool name,
+    /// then from byte `arguments_at` the arguments. The chain keys the form as
+    /// it is (it carries its tool name: the caller passes the name it read
+    /// from it); its arguments are read back, and checked, only when the
+    /// detailed reminder quotes them.
+    Form { key: &'a [u8], arguments_at: usize },
 }
 
 impl Arguments<'_> {
@@ -44,7 +48,7 @@ impl Arguments<'_> {
 pub enum CanonicalError {
     #[error("repeat-tool-guard: arguments are not valid JSON (at byte {0})")]
     InvalidJson(usize),
-    #[error("repeat-tool-guard: malformed argument encoding (at op {0})")]
+    #[error("repeat-tool-guard: malformed argument encoding (at byte {0})")]
     InvalidEncoding(usize),
 }
 
@@ -71,13 +75,13 @@ impl<S: Sink> Visitor for TextWriter<'_, S> {
             Scalar::Str(text) => write_str(text, self.sink),
         }
     }
-    fn open_array(&mut self, _len: usize) {
+    fn open_array(&mut self) {
         self.sink.write("[");
     }
     fn close_array(&mut self) {
         self.sink.write("]");
     }
-    fn open_object(&mut self, _len: usize) {
+    fn open_object(&mut self) {
         self.sink.write("{");
     }
     fn close_object(&mut self) {

@@ -5,14 +5,17 @@
 //! arguments while detection still covers every byte of them: two different
 //! calls share a key only through a BLAKE3 collision.
 //!
-//! What is kept or hashed is not the canonical text but an unambiguous binary form of
-//! the same canonical value (members sorted and deduplicated exactly as for the
-//! text): a type tag per value, lengths before contents, numbers as their
-//! IEEE-754 bits, strings as their UTF-16 code units (one byte each when they
-//! all fit). Two calls get the same key exactly when their canonical texts are
-//! equal, and no time goes into escaping strings or printing numbers.
+//! What is kept or hashed is not the canonical text but the key form
+//! ([`crate::form`]) of the same canonical value (members sorted and
+//! deduplicated exactly as for the text): a type tag per value, lengths before
+//! contents, numbers as their IEEE-754 bits, strings as their UTF-16 code units
+//! (one byte each when they all fit). Two calls get the same key exactly when
+//! their canonical texts are equal, and no time goes into escaping strings or
+//! printing numbers. The plugin's hot path brings the form written already;
+//! the [`Digester`] here writes it from JSON text.
 
 use crate::canonical::{Arguments, CanonicalError};
+use crate::form::{ARRAY, END, FALSE, NARROW, NULL, NUMBER, OBJECT, TOOL, TRUE, WIDE};
 use crate::tape::{decode_json_string, visit, Key, Scalar, Scratch, Str, Visitor};
 
 /// Binary forms up to this many bytes are the key themselves.
@@ -91,20 +94,7 @@ impl From<&KeyForm<'_>> for CallKey {
     }
 }
 
-const TAG_NULL: u8 = 0;
-const TAG_FALSE: u8 = 1;
-const TAG_TRUE: u8 = 2;
-const TAG_NUMBER: u8 = 3;
-/// A string whose code units all fit in one byte, one byte per unit.
-const TAG_NARROW: u8 = 4;
-/// Any other string, two bytes per unit.
-const TAG_WIDE: u8 = 5;
-const TAG_ARRAY: u8 = 6;
-const TAG_OBJECT: u8 = 7;
-/// The tool name, first.
-const TAG_TOOL: u8 = 8;
-
-/// Collects the binary form in a fixed block: kept whole when it fits (most
+/// Writes the key form in a fixed block: kept whole when it fits (most
 /// calls; then it is the key itself, or hashed in one go), else hashed block by
 /// block, blocks large enough for BLAKE3's SIMD paths. A write checks its room
 /// once, with no `Vec` capacity checks per byte.
@@ -241,10 +231,10 @@ impl Digester<'_> {
             std::hint::black_box(());
         }
         if all <= 0xff {
-            *head = [TAG_NARROW, n as u8];
+            *head = [NARROW, n as u8];
             self.len += 2 + n;
         } else {
-            *head = [TAG_WIDE, n as u8];
+            *head = [WIDE, n as u8];
             for (out, unit) in body.as_chunks_mut::<2>().0.iter_mut().zip(units) {
                 *out = unit.to_le_bytes();
             }
@@ -256,7 +246,7 @@ impl Digester<'_> {
     fn units_long(&mut self, units: &[u16]) {
         let narrow = units.iter().fold(0u16, |all, &unit| all | unit) <= 0xff;
         if narrow {
-            self.tag_len(TAG_NARROW, units.len());
+            self.tag_len(NARROW, units.len());
             for chunk in units.chunks(BLOCK) {
                 if self.len + chunk.len() > self.block.len() {
                     self.room(chunk.len());
@@ -270,7 +260,7 @@ impl Digester<'_> {
                 }
             }
         } else {
-            self.tag_len(TAG_WIDE, units.len());
+            self.tag_len(WIDE, units.len());
             for chunk in units.chunks(BLOCK / 2) {
                 if self.len + chunk.len() * 2 > self.block.len() {
                     self.room(chunk.len() * 2);
@@ -299,7 +289,7 @@ impl Digester<'_> {
         match text {
             // ASCII text: its bytes are its code units.
             Str::Plain(raw) if raw.is_ascii() => {
-                self.tag_len(TAG_NARROW, raw.len());
+                self.tag_len(NARROW, raw.len());
                 self.bytes(raw.as_bytes());
             }
             Str::Plain(raw) => self.units(&raw.encode_utf16().collect::<Vec<_>>()),
@@ -312,14 +302,14 @@ impl Digester<'_> {
     fn number(&mut self, value: f64) {
         if !value.is_finite() {
             // `JSON.stringify` prints NaN and ±Infinity as null.
-            self.put([TAG_NULL]);
+            self.put([NULL]);
             return;
         }
         // -0 prints as 0; every other finite value prints distinctly.
         let value = if value == 0.0 { 0.0 } else { value };
         let bits = value.to_bits().to_le_bytes();
         self.put([
-            TAG_NUMBER, bits[0], bits[1], bits[2], bits[3], bits[4], bits[5], bits[6], bits[7],
+            NUMBER, bits[0], bits[1], bits[2], bits[3], bits[4], bits[5], bits[6], bits[7],
         ]);
     }
 
@@ -343,22 +333,26 @@ impl Visitor for Digester<'_> {
     #[inline(always)]
     fn scalar(&mut self, value: Scalar<'_>) {
         match value {
-            Scalar::Null => self.put([TAG_NULL]),
-            Scalar::Bool(false) => self.put([TAG_FALSE]),
-            Scalar::Bool(true) => self.put([TAG_TRUE]),
+            Scalar::Null => self.put([NULL]),
+            Scalar::Bool(false) => self.put([FALSE]),
+            Scalar::Bool(true) => self.put([TRUE]),
             Scalar::NumberText(token) => self.number(token.parse().unwrap_or(f64::NAN)),
             Scalar::Number(value) => self.number(value),
             Scalar::Str(text) => self.string(text),
         }
     }
-    fn open_array(&mut self, len: usize) {
-        self.tag_len(TAG_ARRAY, len);
+    fn open_array(&mut self) {
+        self.put([ARRAY]);
     }
-    fn close_array(&mut self) {}
-    fn open_object(&mut self, len: usize) {
-        self.tag_len(TAG_OBJECT, len);
+    fn close_array(&mut self) {
+        self.put([END]);
     }
-    fn close_object(&mut self) {}
+    fn open_object(&mut self) {
+        self.put([OBJECT]);
+    }
+    fn close_object(&mut self) {
+        self.put([END]);
+    }
     fn element_separator(&mut self) {}
     #[inline]
     fn key(&mut self, key: &Key<'_>, _first: bool) {
@@ -366,7 +360,7 @@ impl Visitor for Digester<'_> {
     }
 }
 
-/// Digest of (tool, canonical arguments); the tool name is length-prefixed so
+/// Key of (tool, canonical arguments); the tool name is length-prefixed so
 /// no (tool, arguments) pair can run into another.
 pub fn call_key(
     tool: &str,
@@ -376,20 +370,28 @@ pub fn call_key(
     key_form(tool, arguments, scratch).map(|form| CallKey::from(&form))
 }
 
-/// [`call_key`] as a [`KeyForm`]: an inline form stays in `scratch`'s buffer.
+/// [`call_key`] as a [`KeyForm`]: an inline form stays where it is, in
+/// `scratch`'s buffer or (already written by the plugin) in `arguments`.
 pub(crate) fn key_form<'s>(
     tool: &str,
-    arguments: Arguments<'_>,
+    arguments: Arguments<'s>,
     scratch: &'s mut Scratch,
 ) -> Result<KeyForm<'s>, CanonicalError> {
+    if let Arguments::Form { key, .. } = arguments {
+        return Ok(if key.len() <= INLINE {
+            KeyForm::Inline(key)
+        } else {
+            KeyForm::Digest(*blake3::hash(key).as_bytes())
+        });
+    }
     let mut block = std::mem::take(&mut scratch.block);
     let mut digester = Digester {
         hasher: None,
         block: &mut block,
         len: 0,
     };
-    digester.tag_len(TAG_TOOL, tool.len());
-    digester.bytes(tool.as_bytes());
+    digester.put([TOOL]);
+    digester.string(Str::Plain(tool));
     let visited = visit(arguments, scratch, &mut digester);
     let digest = visited.map(|()| digester.finish());
     let len = digester.len;
@@ -403,7 +405,6 @@ pub(crate) fn key_form<'s>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::encoded::{ARRAY, NUMBER, OBJECT, STRING};
 
     fn key(tool: &str, json: &str) -> CallKey {
         call_key(tool, Arguments::Json(json), &mut Scratch::default()).unwrap()
@@ -487,22 +488,48 @@ mod tests {
     }
 
     #[test]
-    fn encoded_and_json_forms_share_a_key() {
-        // {"a": -0, "b": [1.5, "é\u{1f600}"]} in both forms.
-        let chars = units("ab\u{e9}\u{1f600}");
-        let ops = [
-            OBJECT, 2.0, 1.0, NUMBER, -0.0, 1.0, ARRAY, 2.0, NUMBER, 1.5, STRING, 3.0,
-        ];
-        let encoded = Arguments::Encoded {
-            ops: &ops,
-            units: &chars,
+    fn a_written_form_and_json_text_share_a_key() {
+        // {"a": 0, "b": [1.5, "é😀"]}, written as the plugin writes it.
+        let mut form = vec![TOOL, NARROW, 1, b't', OBJECT, NARROW, 1, b'a', NUMBER];
+        form.extend(0f64.to_le_bytes());
+        form.extend([NARROW, 1, b'b', ARRAY, NUMBER]);
+        form.extend(1.5f64.to_le_bytes());
+        crate::form::push_string(&mut form, &units("\u{e9}\u{1f600}"));
+        form.extend([END, END]);
+        let written = Arguments::Form {
+            key: &form,
+            arguments_at: 4,
         };
+        let json = "{\"b\":[1.5,\"\u{e9}\u{1f600}\"],\"a\":-0}";
         assert_eq!(
-            call_key("t", encoded, &mut Scratch::default()).unwrap(),
-            key("t", "{\"a\":0,\"b\":[1.5,\"\u{e9}\u{1f600}\"]}")
+            call_key("t", written, &mut Scratch::default()).unwrap(),
+            key("t", json)
         );
         let mut text = String::new();
-        encoded.write_canonical(&mut text).unwrap();
+        written.write_canonical(&mut text).unwrap();
         assert_eq!(text, "{\"a\":0,\"b\":[1.5,\"\u{e9}\u{1f600}\"]}");
+        // The digester writes exactly those bytes.
+        let mut scratch = Scratch::default();
+        let KeyForm::Inline(built) = key_form("t", Arguments::Json(json), &mut scratch).unwrap()
+        else {
+            panic!("a short form stays inline");
+        };
+        assert_eq!(built, &form[..]);
+    }
+
+    #[test]
+    fn long_written_forms_are_hashed_as_the_digester_hashes_them() {
+        let long = "x\u{e9}".repeat(20_000);
+        let mut form = vec![TOOL, NARROW, 1, b't', ARRAY];
+        crate::form::push_string(&mut form, &units(&long));
+        form.push(END);
+        let written = Arguments::Form {
+            key: &form,
+            arguments_at: 4,
+        };
+        assert_eq!(
+            call_key("t", written, &mut Scratch::default()).unwrap(),
+            key("t", &format!("[\"{long}\"]"))
+        );
     }
 }

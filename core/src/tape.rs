@@ -1,15 +1,15 @@
 //! The arguments as a flat tape of tokens, and the one walk over it in
 //! canonical order that both the canonical text and the chain digest use.
 //!
-//! A tape comes from JSON text ([`Tape::parse_json`]); the flat encoding the
-//! plugin builds in JavaScript is walked in place ([`crate::encoded::walk`])
+//! A tape comes from JSON text ([`Tape::parse_json`]); the key form the
+//! plugin writes in JavaScript is read back in place ([`crate::form::walk`])
 //! through the same [`Visitor`]. Neither the parser nor the walks recurse, so
 //! input depth never becomes Rust stack depth.
 
 use std::cmp::Ordering;
 
 use crate::canonical::{Arguments, CanonicalError};
-use crate::encoded::EncodedFrame;
+use crate::form::FormFrame;
 
 /// One token. Containers record where their subtree ends on the tape.
 #[derive(Clone, Copy, Debug)]
@@ -28,10 +28,9 @@ pub(crate) enum Token {
         end: usize,
         escaped: bool,
     },
-    /// `end` is the tape index just past the last descendant; `len` counts elements.
+    /// `end` is the tape index just past the last descendant.
     Array {
         end: usize,
-        len: usize,
     },
     /// Members are (key, value subtree) pairs up to `end`.
     Object {
@@ -46,7 +45,9 @@ pub struct Scratch {
     open: Vec<Open>,
     frames: Vec<Frame>,
     members: Vec<Member>,
-    encoded_frames: Vec<EncodedFrame>,
+    form_frames: Vec<FormFrame>,
+    /// A key form's current string, decoded to UTF-16.
+    form_units: Vec<u16>,
     /// Escaped JSON keys, decoded to UTF-16, back to back.
     decoded: Vec<u16>,
     /// The digest's input block: zeroed as it grows (to 16 KB at most), then
@@ -70,7 +71,8 @@ impl Scratch {
         trim(&mut self.open);
         trim(&mut self.frames);
         trim(&mut self.members);
-        trim(&mut self.encoded_frames);
+        trim(&mut self.form_frames);
+        trim(&mut self.form_units);
         trim(&mut self.decoded);
     }
 }
@@ -86,7 +88,8 @@ pub(crate) fn visit(
         open,
         frames,
         members,
-        encoded_frames,
+        form_frames,
+        form_units,
         decoded,
         ..
     } = scratch;
@@ -94,21 +97,22 @@ pub(crate) fn visit(
         Arguments::Json(text) => {
             Tape::parse_json(text, tokens, open)?.walk(frames, members, decoded, visitor);
         }
-        Arguments::Encoded { ops, units } => {
-            crate::encoded::walk(ops, units, encoded_frames, visitor)?;
+        Arguments::Form { key, arguments_at } => {
+            let form = key
+                .get(arguments_at..)
+                .ok_or(CanonicalError::InvalidEncoding(arguments_at))?;
+            crate::form::walk(form, form_frames, form_units, visitor)?;
         }
         Arguments::Text(units) => visitor.scalar(Scalar::Str(Str::Units(units))),
     }
     Ok(())
 }
 
-/// An open container while the JSON parser reads: its tape index, whether it
-/// is an object, and how many elements it has so far.
+/// An open container while the JSON parser reads: its tape index and whether it is an object.
 #[derive(Debug)]
 pub(crate) struct Open {
     pub(crate) index: usize,
     pub(crate) object: bool,
-    pub(crate) count: usize,
 }
 
 /// Parsed JSON text: tokens plus the text their spans point into.
@@ -141,9 +145,9 @@ pub(crate) enum Scalar<'a> {
 /// resolved, members without a JSON form left out.
 pub(crate) trait Visitor {
     fn scalar(&mut self, value: Scalar<'_>);
-    fn open_array(&mut self, len: usize);
+    fn open_array(&mut self);
     fn close_array(&mut self);
-    fn open_object(&mut self, len: usize);
+    fn open_object(&mut self);
     fn close_object(&mut self);
     /// Before every array element but the first.
     fn element_separator(&mut self);
@@ -209,8 +213,8 @@ impl<'a> Tape<'a> {
         loop {
             if let Some(index) = pending.take() {
                 match tokens.get(index).copied() {
-                    Some(Token::Array { end, len }) => {
-                        visitor.open_array(len);
+                    Some(Token::Array { end }) => {
+                        visitor.open_array();
                         frames.push(Frame::Array {
                             next: index + 1,
                             end,
@@ -221,7 +225,7 @@ impl<'a> Tape<'a> {
                         let start = members.len();
                         let decoded_start = decoded.len();
                         self.sorted_members(index, end, members, decoded);
-                        visitor.open_object(members.len() - start);
+                        visitor.open_object();
                         frames.push(Frame::Object {
                             start,
                             decoded_start,
@@ -534,7 +538,6 @@ enum Expect {
 
 fn parse(bytes: &[u8], tape: &mut Vec<Token>, open: &mut Vec<Open>) -> Result<(), CanonicalError> {
     tape.clear();
-    // Open containers; `count` is elements so far.
     open.clear();
     let mut expect = Expect::Value;
     let mut i = 0;
@@ -557,17 +560,12 @@ fn parse(bytes: &[u8], tape: &mut Vec<Token>, open: &mut Vec<Open>) -> Result<()
         };
         if closes {
             // `open` is non-empty here: only container states can close.
-            let Some(Open { index, count, .. }) = open.pop() else {
+            let Some(Open { index, .. }) = open.pop() else {
                 return Err(CanonicalError::InvalidJson(i));
             };
             let tape_end = tape.len();
-            match tape.get_mut(index) {
-                Some(Token::Array { end, len }) => {
-                    *end = tape_end;
-                    *len = count;
-                }
-                Some(Token::Object { end }) => *end = tape_end,
-                _ => {}
+            if let Some(Token::Array { end } | Token::Object { end }) = tape.get_mut(index) {
+                *end = tape_end;
             }
             i += 1;
             expect = if open.is_empty() {
@@ -579,20 +577,11 @@ fn parse(bytes: &[u8], tape: &mut Vec<Token>, open: &mut Vec<Open>) -> Result<()
         }
         match expect {
             Expect::Value | Expect::ValueOrClose => {
-                if let Some(Open {
-                    object: false,
-                    count,
-                    ..
-                }) = open.last_mut()
-                {
-                    *count += 1;
-                }
                 match byte {
                     b'{' => {
                         open.push(Open {
                             index: tape.len(),
                             object: true,
-                            count: 0,
                         });
                         tape.push(Token::Object { end: 0 });
                         i += 1;
@@ -603,9 +592,8 @@ fn parse(bytes: &[u8], tape: &mut Vec<Token>, open: &mut Vec<Open>) -> Result<()
                         open.push(Open {
                             index: tape.len(),
                             object: false,
-                            count: 0,
                         });
-                        tape.push(Token::Array { end: 0, len: 0 });
+                        tape.push(Token::Array { end: 0 });
                         i += 1;
                         expect = Expect::ValueOrClose;
                         continue;

@@ -48,40 +48,45 @@ fn canonical_key_order(a: &str, b: &str) -> std::cmp::Ordering {
     }
 }
 
-/// The plugin's flat encoding of `value` (see `encoded.rs`), as `encode.js` writes it.
-fn encode(value: &serde_json::Value, ops: &mut Vec<f64>, units: &mut Vec<u16>) {
-    use repeat_tool_guard_core::encoded::{ARRAY, FALSE, NULL, NUMBER, OBJECT, STRING, TRUE};
+/// The key form of `value` (see `form.rs`), as `encode.js` writes it: members sorted, -0 as 0.
+fn encode(value: &serde_json::Value, out: &mut Vec<u8>) {
+    use repeat_tool_guard_core::form::{
+        push_string, ARRAY, END, FALSE, NULL, NUMBER, OBJECT, TRUE,
+    };
     use serde_json::Value;
     match value {
-        Value::Null => ops.push(NULL),
-        Value::Bool(b) => ops.push(if *b { TRUE } else { FALSE }),
-        Value::Number(n) => ops.extend([NUMBER, n.as_f64().expect("finite")]),
-        Value::String(s) => {
-            ops.extend([STRING, s.encode_utf16().count() as f64]);
-            units.extend(s.encode_utf16());
+        Value::Null => out.push(NULL),
+        Value::Bool(b) => out.push(if *b { TRUE } else { FALSE }),
+        Value::Number(n) => {
+            let n = n.as_f64().expect("finite");
+            out.push(NUMBER);
+            out.extend((if n == 0.0 { 0.0 } else { n }).to_le_bytes());
         }
+        Value::String(s) => push_string(out, &s.encode_utf16().collect::<Vec<_>>()),
         Value::Array(items) => {
-            ops.extend([ARRAY, items.len() as f64]);
+            out.push(ARRAY);
             for item in items {
-                encode(item, ops, units);
+                encode(item, out);
             }
+            out.push(END);
         }
         Value::Object(members) => {
-            ops.extend([OBJECT, members.len() as f64]);
+            out.push(OBJECT);
             let mut sorted: Vec<_> = members.iter().collect();
             sorted.sort_by(|(a, _), (b, _)| canonical_key_order(a, b));
             for (key, item) in sorted {
-                ops.push(key.encode_utf16().count() as f64);
-                units.extend(key.encode_utf16());
-                encode(item, ops, units);
+                push_string(out, &key.encode_utf16().collect::<Vec<_>>());
+                encode(item, out);
             }
+            out.push(END);
         }
     }
 }
 
 #[test]
-fn encoded_form_walks_to_the_same_canonical_text_and_key() {
+fn written_form_reads_back_to_the_same_canonical_text_and_key() {
     use repeat_tool_guard_core::digest::call_key;
+    use repeat_tool_guard_core::form;
     use repeat_tool_guard_core::Arguments;
     let mut compared = 0;
     for (input, expected) in vectors() {
@@ -90,11 +95,12 @@ fn encoded_form_walks_to_the_same_canonical_text_and_key() {
         let Ok(value) = serde_json::from_str::<serde_json::Value>(input) else {
             continue;
         };
-        let (mut ops, mut units) = (Vec::new(), Vec::new());
-        encode(&value, &mut ops, &mut units);
-        let encoded = Arguments::Encoded {
-            ops: &ops,
-            units: &units,
+        // The tool name "t", then the arguments.
+        let mut key = vec![form::TOOL, form::NARROW, 1, b't'];
+        encode(&value, &mut key);
+        let encoded = Arguments::Form {
+            key: &key,
+            arguments_at: 4,
         };
         let mut canonical = String::new();
         encoded

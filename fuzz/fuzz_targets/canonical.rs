@@ -8,17 +8,19 @@
 //! - canonical text is a fixed point: canonicalizing it again changes nothing;
 //! - a UTF-16 string canonicalizes to the same text as its JSON literal, escaped any
 //!   way (here: every unit as `\uXXXX`), and gets the same chain key;
-//! - the plugin's flat encoding of what serde_json parses (written as `encode.js`
-//!   writes it) walks to the same canonical text and the same chain key;
-//! - the bytes read as a flat encoding (ops and code units): whatever the walk
-//!   accepts has canonical text that is a fixed point.
+//! - the key form of what serde_json parses (written as `encode.js` writes it)
+//!   reads back to the same canonical text and has the same chain key;
+//! - the bytes read as a key form: whatever the walk accepts has canonical text
+//!   that is a fixed point, and keys the same as that text.
 #![no_main]
 
 use std::cmp::Ordering;
 
 use libfuzzer_sys::fuzz_target;
 use repeat_tool_guard_core::digest::call_key;
-use repeat_tool_guard_core::encoded::{ARRAY, FALSE, NULL, NUMBER, OBJECT, STRING, TRUE};
+use repeat_tool_guard_core::form::{
+    push_string, ARRAY, END, FALSE, NARROW, NULL, NUMBER, OBJECT, TOOL, TRUE,
+};
 use repeat_tool_guard_core::{
     canonicalize_json, Arguments, Guard, GuardConfig, RawConfig, RawValue, Tier,
 };
@@ -50,11 +52,11 @@ fn check_json(text: &str) {
         "canonical text of {text:?} is not a fixed point"
     );
     if let Ok(value) = &theirs {
-        let (mut ops, mut units) = (Vec::new(), Vec::new());
-        encode(value, &mut ops, &mut units);
-        let encoded = Arguments::Encoded {
-            ops: &ops,
-            units: &units,
+        let mut key = TOOL_T.to_vec();
+        encode(value, &mut key);
+        let encoded = Arguments::Form {
+            key: &key,
+            arguments_at: TOOL_T.len(),
         };
         let mut walked = String::new();
         encoded
@@ -182,69 +184,61 @@ fn check_text(units: &[u16]) {
     }
 }
 
-/// The flat encoding as `encode.js` writes it: members in V8's order of a key-sorted object.
-fn encode(value: &Value, ops: &mut Vec<f64>, units: &mut Vec<u16>) {
+/// The start of a key form for the tool "t".
+const TOOL_T: [u8; 4] = [TOOL, NARROW, 1, b't'];
+
+/// The key form as `encode.js` writes it: members in V8's order of a key-sorted object.
+fn encode(value: &Value, out: &mut Vec<u8>) {
+    let string =
+        |out: &mut Vec<u8>, s: &str| push_string(out, &s.encode_utf16().collect::<Vec<_>>());
     match value {
-        Value::Null => ops.push(NULL),
-        Value::Bool(b) => ops.push(if *b { TRUE } else { FALSE }),
+        Value::Null => out.push(NULL),
+        Value::Bool(b) => out.push(if *b { TRUE } else { FALSE }),
         // serde_json reads numbers past f64's range as errors, so every number here is finite.
-        Value::Number(n) => ops.extend([NUMBER, n.as_f64().unwrap_or(0.0)]),
-        Value::String(s) => {
-            ops.extend([STRING, s.encode_utf16().count() as f64]);
-            units.extend(s.encode_utf16());
+        Value::Number(n) => {
+            let n = n.as_f64().unwrap_or(0.0);
+            out.push(NUMBER);
+            out.extend((if n == 0.0 { 0.0 } else { n }).to_le_bytes());
         }
+        Value::String(s) => string(out, s),
         Value::Array(items) => {
-            ops.extend([ARRAY, items.len() as f64]);
-            items.iter().for_each(|item| encode(item, ops, units));
+            out.push(ARRAY);
+            items.iter().for_each(|item| encode(item, out));
+            out.push(END);
         }
         Value::Object(members) => {
-            ops.extend([OBJECT, members.len() as f64]);
+            out.push(OBJECT);
             let mut sorted: Vec<_> = members.iter().collect();
             sorted.sort_by(|(a, _), (b, _)| v8_order(a, b));
             for (key, item) in sorted {
-                ops.push(key.encode_utf16().count() as f64);
-                units.extend(key.encode_utf16());
-                encode(item, ops, units);
+                string(out, key);
+                encode(item, out);
             }
+            out.push(END);
         }
     }
 }
 
-/// The bytes as a flat encoding: the first byte splits them into ops (each byte a
-/// small op, or one of a few edge numbers) and code units (byte pairs).
+/// The bytes as the arguments of a key form.
 fn check_encoding(data: &[u8]) {
-    let Some((&split, rest)) = data.split_first() else {
-        return;
-    };
-    let (op_bytes, unit_bytes) = rest.split_at(usize::from(split).min(rest.len()));
-    let ops: Vec<f64> = op_bytes
-        .iter()
-        .map(|&b| match b {
-            0..=239 => f64::from(b % 10),
-            240 => f64::NAN,
-            241 => f64::INFINITY,
-            242 => -1.0,
-            243 => -0.0,
-            244 => 0.5,
-            245 => 1e300,
-            246 => 4_294_967_295.0,
-            _ => f64::from(b - 200),
-        })
-        .collect();
-    let units: Vec<u16> = unit_bytes
-        .chunks_exact(2)
-        .map(|pair| u16::from_le_bytes([pair[0], pair[1]]))
-        .collect();
-    let encoded = Arguments::Encoded {
-        ops: &ops,
-        units: &units,
+    let mut key = TOOL_T.to_vec();
+    key.extend_from_slice(data);
+    let written = Arguments::Form {
+        key: &key,
+        arguments_at: TOOL_T.len(),
     };
     let mut text = String::new();
-    if encoded.write_canonical(&mut text).is_ok() {
+    if written.write_canonical(&mut text).is_ok() {
         assert_eq!(
             canonicalize_json(&text).as_deref(),
             Ok(text.as_str()),
-            "an accepted encoding {ops:?} walked to {text:?}, not canonical text"
+            "an accepted form {data:?} read back as {text:?}, not canonical text"
+        );
+        let scratch = &mut Default::default();
+        assert_eq!(
+            call_key("t", written, scratch),
+            call_key("t", Arguments::Json(&text), scratch),
+            "an accepted form {data:?} keys otherwise than its text {text:?}"
         );
     }
 }

@@ -12,7 +12,7 @@
 //! (one byte each when they all fit). Two calls get the same key exactly when
 //! their canonical texts are equal, and no time goes into escaping strings or
 //! printing numbers. The plugin's hot path brings the form written already;
-//! the [`Digester`] here writes it from JSON text.
+//! the digester here writes it from JSON text.
 
 use crate::canonical::{Arguments, CanonicalError};
 use crate::form::{ARRAY, END, FALSE, NARROW, NULL, NUMBER, OBJECT, TOOL, TRUE, WIDE};

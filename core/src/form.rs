@@ -3,7 +3,7 @@
 //! hashes ([`crate::digest`]). The plugin's `encode.js` writes it directly
 //! from the parsed arguments, so the hot path only compares or hashes bytes;
 //! the class path writes the same bytes from JSON text ([`crate::digest`]'s
-//! digester). [`walk`] reads a form back, checking all of it, for the
+//! digester). `walk` reads a form back, checking all of it, for the
 //! detailed reminder's canonical text.
 //!
 //! | tag | then | value |

@@ -1,8 +1,8 @@
 //! The repeat-tool-guard core, free of napi so `cargo test` drives it directly.
 //!
 //! One module per concept: arguments parsed into a tape (`tape`, from JSON
-//! text or the plugin's [`encoded`] form), written as [`canonical`] text or
-//! hashed into a [`digest`]; tool-name [`patterns`], per-agent [`chains`],
+//! text) and written as [`canonical`] text or as the call's key [`form`],
+//! which the plugin writes itself and the chain keeps or hashes ([`digest`]); tool-name [`patterns`], per-agent [`chains`],
 //! [`reminders`], validated [`config`]. [`Guard`] ties them together the way
 //! the plugin uses them. The opt-in features of issue 7 ([`cycles`],
 //! [`overrides`], `sameResultOnly`, `repeatEvery`) and the [`stats`] counters

@@ -374,7 +374,7 @@ pub(crate) struct Member {
 pub(crate) enum Key<'a> {
     /// From JSON text without escapes.
     Plain(&'a str),
-    /// UTF-16 code units: from the flat encoding, or a decoded escaped JSON key.
+    /// UTF-16 code units: from a key form, or a decoded escaped JSON key.
     Units(&'a [u16]),
 }
 

@@ -20,7 +20,7 @@ use std::ptr;
 use napi::bindgen_prelude::ToNapiValue;
 use napi::sys::{self, napi_callback_info, napi_env, napi_value};
 use napi::{Error, Result, Status};
-use repeat_tool_guard_core::form::{push_string, read_string, read_tool, FormStr};
+use repeat_tool_guard_core::form::{push_string, read_string, TOOL};
 use repeat_tool_guard_core::Arguments;
 
 use crate::js::{ErrorClass, Js};
@@ -38,7 +38,7 @@ struct Buffers {
 }
 
 /// An agent id or tool name in UTF-8, with the form it came from: the next
-/// call mostly brings the same one, which then needs no conversion.
+/// call mostly brings the same one, which then is neither read nor converted.
 #[derive(Default)]
 struct Text {
     form: Vec<u8>,
@@ -46,14 +46,18 @@ struct Text {
 }
 
 impl Text {
-    /// The string `text` (whose form is `form`) in UTF-8.
-    fn set(&mut self, form: &[u8], text: FormStr<'_>) -> &str {
-        if self.form != form {
-            self.form.clear();
-            self.form.extend_from_slice(form);
+    /// The string whose form `bytes` starts with (at `skip`, past a tag),
+    /// in UTF-8, and the length of its form; `None` if there is none.
+    fn read(&mut self, bytes: &[u8], skip: usize) -> Option<(&str, usize)> {
+        let known = self.form.len();
+        if known == 0 || bytes.get(..known) != Some(&self.form[..]) {
+            let (text, end) = read_string(bytes, skip).ok()?;
             text.to_utf8(&mut self.utf8);
+            self.form.clear();
+            self.form.extend_from_slice(bytes.get(..end)?);
         }
-        &self.utf8
+        // The form is prefix-free: a form that starts with a whole string's form is that string.
+        Some((&self.utf8, self.form.len()))
     }
 }
 
@@ -249,11 +253,6 @@ fn observe(js: Js, info: napi_callback_info) -> Result<napi_value> {
     let (agent_form, key) = bytes
         .split_at_checked(key_start)
         .ok_or_else(|| out_of_range("key start"))?;
-    let agent_text = match read_string(agent_form, 0) {
-        Ok((text, end)) if end == agent_form.len() => text,
-        _ => return Err(malformed("agent id")),
-    };
-    let (tool_text, arguments_at) = read_tool(key).map_err(|_| malformed("tool name"))?;
     BUFFERS.with(|buffers| {
         let mut buffers = buffers.try_borrow_mut().map_err(|_| {
             Error::new(Status::GenericFailure, "repeat-tool-guard: busy".to_owned())
@@ -264,9 +263,15 @@ fn observe(js: Js, info: napi_callback_info) -> Result<napi_value> {
             agent,
             tool,
         } = &mut *buffers;
+        let agent = match agent.read(agent_form, 0) {
+            Some((agent, end)) if end == agent_form.len() => agent,
+            _ => return Err(malformed("agent id")),
+        };
+        let (tool, arguments_at) = match key.first() {
+            Some(&TOOL) => tool.read(key, 1).ok_or_else(|| malformed("tool name"))?,
+            _ => return Err(malformed("tool name")),
+        };
         let key = splice(js, key, arguments_at, &pieces, form, units)?;
-        let agent = agent.set(agent_form, agent_text);
-        let tool = tool.set(key.get(..arguments_at).unwrap_or_default(), tool_text);
         let arguments = Arguments::Form { key, arguments_at };
         // The plugin calls this only for tools its cache already found tracked.
         let observed = registry::with(handle, |guard| {

@@ -130,14 +130,6 @@ pub fn read_string(form: &[u8], at: usize) -> Result<(FormStr<'_>, usize), Canon
     Ok((FormStr { wide, bytes }, end))
 }
 
-/// The tool name a key form starts with, and where its arguments start.
-pub fn read_tool(key: &[u8]) -> Result<(FormStr<'_>, usize), CanonicalError> {
-    if key.first() != Some(&TOOL) {
-        return Err(CanonicalError::InvalidEncoding(0));
-    }
-    read_string(key, 1)
-}
-
 /// An open container during [`walk`]: whether it is an object, whether a
 /// value was read in it yet, and for an object the last key read.
 #[derive(Debug, Default)]

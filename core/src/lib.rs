@@ -143,7 +143,10 @@ impl Guard {
             Ok(form) if !self.extended => {
                 // The key is compared where the digester left it: no copy on a repeat.
                 let run = self.chains.advance_form(agent, &form);
-                self.scratch.trim();
+                // A written form used no scratch buffer.
+                if !matches!(arguments, Arguments::Form { .. }) {
+                    self.scratch.trim();
+                }
                 self.stats.observed += 1;
                 self.run_reminder(
                     tier_at(&self.config.thresholds, None, run),

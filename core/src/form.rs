@@ -49,13 +49,31 @@ pub fn push_len(out: &mut Vec<u8>, tag: u8, len: usize) {
 
 /// Appends the form of a string of UTF-16 code units.
 pub fn push_string(out: &mut Vec<u8>, units: &[u16]) {
-    if units.iter().all(|&unit| unit <= 0xff) {
-        push_len(out, NARROW, units.len());
-        // Every unit fits in a byte here.
-        out.extend(units.iter().map(|&unit| unit as u8));
+    // A fold, not `all`: with no early exit it vectorizes, which a long string needs.
+    let narrow = units.iter().fold(0, |all, &unit| all | unit) <= 0xff;
+    push_len(out, if narrow { NARROW } else { WIDE }, units.len());
+    let start = out.len();
+    if narrow {
+        out.resize(start + units.len(), 0);
+        for (out, &unit) in out
+            .get_mut(start..)
+            .unwrap_or_default()
+            .iter_mut()
+            .zip(units)
+        {
+            // Every unit fits in a byte here.
+            *out = unit as u8;
+        }
     } else {
-        push_len(out, WIDE, units.len());
-        out.extend(units.iter().flat_map(|unit| unit.to_le_bytes()));
+        out.resize(start + 2 * units.len(), 0);
+        let body = out
+            .get_mut(start..)
+            .unwrap_or_default()
+            .as_chunks_mut::<2>()
+            .0;
+        for (out, unit) in body.iter_mut().zip(units) {
+            *out = unit.to_le_bytes();
+        }
     }
 }
 

@@ -93,6 +93,36 @@ function isArrayIndex(key) {
 // Up to this many keys sort by insertion, faster than Array.prototype.sort's call overhead.
 const INSERTION_SORT = 16
 
+// Per number of keys (up to CACHED_SORTS), the last key list sorted and its sorted copy: objects
+// of one shape come in runs (the items of a list, the same tool called again), and comparing keys
+// is cheaper than sorting them. Only short keys are kept, so the cache never pins much memory.
+const CACHED_SORTS = 8
+const lastKeys = []
+const lastSorted = []
+
+/** `keys` (from Object.keys) in canonical order: sorted in place, or the same list sorted before. */
+function sortedKeys(keys) {
+  const size = keys.length
+  if (size > CACHED_SORTS) {
+    sortKeys(keys)
+    return keys
+  }
+  const last = lastKeys[size]
+  if (last !== undefined) {
+    let i = 0
+    while (i < size && last[i] === keys[i]) i++
+    if (i === size) return lastSorted[size]
+  }
+  const unsorted = keys.slice()
+  sortKeys(keys)
+  if (keys.every((key) => key.length < LONG_STRING)) {
+    // Never written to again: a cached list is only read.
+    lastKeys[size] = unsorted
+    lastSorted[size] = keys
+  }
+  return keys
+}
+
 /**
  * Puts `keys` (from Object.keys) in canonical order: array indices first, numerically (as
  * Object.keys already lists them), then the rest in UTF-16 order (`<` on strings).
@@ -226,10 +256,10 @@ function write(value, depth) {
   // A plain object's toJSON is its own (Object.prototype's is checked once per walk): looking for
   // the key is cheaper than a property lookup that misses.
   for (let i = 0; i < size; i++) if (keys[i] === 'toJSON') return false
-  if (size > 1) sortKeys(keys)
+  const sorted = size > 1 ? sortedKeys(keys) : keys
   bytes[p++] = OBJECT
   for (let i = 0; i < size; i++) {
-    const key = keys[i]
+    const key = sorted[i]
     const member = value[key]
     // A member without a JSON form is left out, as JSON.stringify does.
     if (hasNoJsonForm(member)) continue

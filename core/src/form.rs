@@ -106,20 +106,22 @@ impl FormStr<'_> {
     }
 }
 
-/// A length from `at`: LEB128 of at most ten bytes, at most `limit`, and where it ends.
+/// A length from `at` and where it ends: LEB128 as the writers write it, in
+/// as few bytes as it takes (so a length has one form) and at most nine (a
+/// length is at most `limit`, a slice length, below 2^63).
 fn read_len(form: &[u8], at: usize, limit: usize) -> Result<(usize, usize), CanonicalError> {
     let mut value = 0u64;
     for (i, &byte) in form
         .get(at..)
         .unwrap_or_default()
         .iter()
-        .take(10)
+        .take(9)
         .enumerate()
     {
         value |= u64::from(byte & 0x7f) << (7 * i);
         if byte < 0x80 {
             return match usize::try_from(value) {
-                Ok(len) if len <= limit => Ok((len, at + i + 1)),
+                Ok(len) if len <= limit && (byte != 0 || i == 0) => Ok((len, at + i + 1)),
                 _ => Err(CanonicalError::InvalidEncoding(at)),
             };
         }

@@ -100,18 +100,27 @@ const CACHED_SORTS = 8
 const lastKeys = []
 const lastSorted = []
 
-/** `keys` (from Object.keys) in canonical order: sorted in place, or the same list sorted before. */
+/**
+ * `keys` (from Object.keys) in canonical order: sorted in place, or the same list sorted before;
+ * null when one is `toJSON` (a plain object's toJSON is its own, as Object.prototype's is checked
+ * once per walk: looking for the key is cheaper than a property lookup that misses).
+ */
 function sortedKeys(keys) {
   const size = keys.length
+  if (size <= CACHED_SORTS) {
+    const last = lastKeys[size]
+    if (last !== undefined) {
+      let i = 0
+      while (i < size && last[i] === keys[i]) i++
+      // The same keys as a list that passed the check below.
+      if (i === size) return lastSorted[size]
+    }
+  }
+  for (let i = 0; i < size; i++) if (keys[i] === 'toJSON') return null
+  if (size < 2) return keys
   if (size > CACHED_SORTS) {
     sortKeys(keys)
     return keys
-  }
-  const last = lastKeys[size]
-  if (last !== undefined) {
-    let i = 0
-    while (i < size && last[i] === keys[i]) i++
-    if (i === size) return lastSorted[size]
   }
   const unsorted = keys.slice()
   sortKeys(keys)
@@ -251,15 +260,12 @@ function write(value, depth) {
   }
   const prototype = Object.getPrototypeOf(value)
   if (prototype !== objectPrototype && (prototype !== null || isRawJSON(value))) return false
-  const keys = Object.keys(value)
+  const keys = sortedKeys(Object.keys(value))
+  if (keys === null) return false
   const size = keys.length
-  // A plain object's toJSON is its own (Object.prototype's is checked once per walk): looking for
-  // the key is cheaper than a property lookup that misses.
-  for (let i = 0; i < size; i++) if (keys[i] === 'toJSON') return false
-  const sorted = size > 1 ? sortedKeys(keys) : keys
   bytes[p++] = OBJECT
   for (let i = 0; i < size; i++) {
-    const key = sorted[i]
+    const key = keys[i]
     const member = value[key]
     // A member without a JSON form is left out, as JSON.stringify does.
     if (hasNoJsonForm(member)) continue

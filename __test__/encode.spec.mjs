@@ -201,7 +201,9 @@ test('anything JSON.stringify would treat otherwise than a plain value is left t
   const ownArray = Object.assign([1], { toJSON: () => 2 })
   const bare = Object.assign(Object.create(null), { toJSON: () => 3 })
   class Point { constructor() { this.x = 1 } }
-  for (const value of [own, { a: { b: own } }, [own], ownArray, { a: ownArray }, bare, new Date(0), new Point(), [new String('s')], { n: Object(1) }, { big: 1n }]) {
+  // Among other keys, and after an object with the same other keys (whose sorted keys are cached).
+  const among = [{ b: 1, a: 2 }, { b: 1, a: 2, toJSON: () => 4 }]
+  for (const value of [own, { a: { b: own } }, among, [own], ownArray, { a: ownArray }, bare, new Date(0), new Point(), [new String('s')], { n: Object(1) }, { big: 1n }]) {
     t.false(encode(value))
     release()
   }

@@ -32,12 +32,14 @@ const KEEP_BYTES = 1 << 19
 
 // The buffer starts with a header of numbers that brings Rust everything else it needs: the
 // guard's handle, the bytes written after the header, where among them the key form starts (after
-// the agent id), and how many long strings `pieces` holds.
+// the agent id), how many long strings `pieces` holds, and where in the key form the tool result's
+// form starts (for sameResultOnly; 0 when there is none).
 const HANDLE = 0
 const LENGTH = 1
 const KEY_START = 2
 const PIECES = 3
-export const HEADER = 4
+const RESULT_START = 4
+export const HEADER = 5
 
 const objectPrototype = Object.prototype
 // JSON.rawJSON objects (Node 22) are null-prototype objects that JSON.stringify prints raw.
@@ -280,11 +282,36 @@ function write(value, depth) {
 const isWellFormed = (text) => text.isWellFormed()
 
 /**
+ * Writes the form of a tool result as sameResultOnly compares it, `{ content, isError }` with
+ * `Boolean(isError)` (read in that order, as the class path reads them), as the key form of a call
+ * of the tool named '' (as Rust keys it); false when it must take the class path (a result that is
+ * not an object, whose error the class path gives, or content that is not plain parsed JSON).
+ */
+function writeResult(result) {
+  if (typeof result !== 'object' && typeof result !== 'function') return false
+  const content = result.content
+  const isError = Boolean(result.isError)
+  if (p + 4 > bytes.length && !grow(p + 4)) return false
+  bytes[p++] = TOOL
+  bytes[p++] = NARROW
+  bytes[p++] = 0
+  bytes[p++] = OBJECT
+  // Members in canonical order ('content' < 'isError'); content without JSON form is left out.
+  if (!hasNoJsonForm(content) && (!string('content') || !write(content, 1))) return false
+  if (!string('isError')) return false
+  if (p + 2 > bytes.length && !grow(p + 2)) return false
+  bytes[p++] = isError ? TRUE : FALSE
+  bytes[p++] = END
+  return true
+}
+
+/**
  * Encodes `value` into `encoded` for the guard with `handle`, after the agent id and the tool
- * name; false when it is not plain parsed JSON, or the id or name is long or the name not
+ * name, and with `withResult` the form of the tool's `result` after it (`undefined` or `null`: no
+ * result); false when it is not plain parsed JSON, or the id or name is long or the name not
  * well-formed Unicode (the class path converts it), and the call must take the class's `observe`.
  */
-export function encode(value, agentId = '', tool = '', handle = 0) {
+export function encode(value, agentId = '', tool = '', handle = 0, withResult = false, result = undefined) {
   try {
     pieces = null
     if (typeof objectPrototype.toJSON === 'function') return false
@@ -305,6 +332,12 @@ export function encode(value, agentId = '', tool = '', handle = 0) {
       prefixLength = p
     }
     if (!write(value, 0)) return false
+    let resultStart = 0
+    if (withResult && result !== undefined && result !== null) {
+      resultStart = p - keyStart
+      if (!writeResult(result)) return false
+    }
+    header[RESULT_START] = resultStart
     header[HANDLE] = handle
     header[LENGTH] = p
     header[KEY_START] = keyStart

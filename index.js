@@ -78,10 +78,11 @@ export function apply(ctx, config) {
       const tool = exec.name
       if (!isTracked(tool)) return null
       const id = exec.agent.id
-      // Results are compared only when asked for; they cross into Rust through the class.
-      if (sameResultOnly) return guard.observe(id, tool, exec.arguments, result)
       // Not plain parsed JSON (or an odd id): the class path, which applies JSON's rules exactly.
-      if (typeof id !== 'string' || !encode(exec.arguments, id, tool, handle)) return guard.observe(id, tool, exec.arguments)
+      // Results are compared only when asked for.
+      if (typeof id !== 'string' || !encode(exec.arguments, id, tool, handle, sameResultOnly, result)) {
+        return sameResultOnly ? guard.observe(id, tool, exec.arguments, result) : guard.observe(id, tool, exec.arguments)
+      }
       try {
         return binding.__observeEncoded(encoded.memory, encoded.pieces)
       } finally {

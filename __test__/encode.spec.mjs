@@ -164,6 +164,45 @@ const callBytes = (args) => [...stringForm('ag'), 8, ...stringForm('tool'), ...a
 const ab = [7, ...stringForm('a'), 0, ...stringForm('b'), 0, 9]
 const ba = [7, ...stringForm('b'), 0, ...stringForm('a'), 0, 9]
 
+test('with sameResultOnly, a result written on the fast path keys as the class path reads it', (t) => {
+  const next = rng(99)
+  const guard = new RepeatToolGuard({ thresholds: [2], sameResultOnly: true })
+  const handle = guard.__handle()
+  const fast = (agent, args, result) => {
+    t.true(encode(args, agent, 'tool', handle, true, result))
+    try {
+      return binding.__observeEncoded(encoded.memory, encoded.pieces)
+    } finally {
+      release()
+    }
+  }
+  const fn = Object.assign(() => 1, { content: 'from a function' })
+  const results = () => [
+    undefined, null, {}, { content: randomValue(next) }, { content: randomValue(next), isError: next() < 0.5 ? 1 : '' },
+    { isError: 'yes' }, { content: longString(next) }, { content: [longString(next), 'x'], isError: true }, { content: undefined, isError: 0 }, fn,
+  ]
+  for (let i = 0; i < 300; i++) {
+    const agent = `agent-${i}`
+    // Long strings before the result move where it starts.
+    const args = next() < 0.5 ? randomValue(next) : { a: longString(next), b: [randomValue(next)] }
+    for (const result of results()) {
+      t.is(guard.observe(agent, 'tool', args, result), null)
+      t.is(fast(agent, args, result)?.count, 2, `${canonicalize(args)} ${JSON.stringify(result)}`)
+      // Another result restarts the run; the same one again, on the class path, extends it.
+      t.is(fast(agent, args, { content: 'another', isError: true }), null)
+      t.is(fast(agent, args, result), null)
+      t.is(guard.observe(agent, 'tool', args, result)?.count, 2)
+      guard.reset(agent)
+    }
+  }
+  // What the class path must check stays there: a result that is not an object, or content JSON
+  // has no plain form for.
+  for (const result of ['text', 1, { content: 1n }, { content: new Date(0) }]) {
+    t.false(encode({}, 'a', 'tool', handle, true, result))
+    release()
+  }
+})
+
 test('agent ids and tool names of every kind key a call as the class path does', (t) => {
   const guard = new RepeatToolGuard({ thresholds: [2] })
   const handle = guard.__handle()
@@ -263,6 +302,10 @@ test('a malformed call of the raw hot path is a clear error, never a crash or a 
   cases.push([() => call(withPiece, [6, 'ab', 8, 'c']), /not as many as the header says/])
   for (const pieces of [null, {}, 'ab']) cases.push([() => call(withPiece, pieces), /expected the pieces/])
   cases.push([() => call(withPiece, [6]), /not as many as the header says/])
+  // A result's form starts within the arguments, past the form, or not as a call of the tool ''.
+  for (const [start, message] of [[3, /result start out of range/], [bytes.length, /result start out of range/], [0.5, /result start out of range/], [7, /malformed tool result/]]) {
+    cases.push([() => call([...header, start]), message])
+  }
   for (const [run, message] of cases) t.throws(run, { message })
   // A getter among the pieces that detaches the buffer runs before the buffer is read.
   const memory = memoryOf(withPiece, bytes)

@@ -3,12 +3,14 @@
 //! unwrapping cost more than the rest of a small call. `encode.js` writes a
 //! call into one `ArrayBuffer`, `memory`: a header of [`HEADER`] `f64`s (the
 //! guard's handle, the bytes written, where the key form starts, the number
-//! of pieces), then bytes: the agent id as a string of the key form
+//! of pieces, where the result's form starts), then bytes: the agent id as a string of the key form
 //! (`repeat_tool_guard_core::form`), then the call's key form itself, the
 //! tool name and the arguments, except strings long enough that passing them
 //! as they are beats copying them in JavaScript: those come in `pieces`,
 //! `[offset, string, …]`, each string's form to be spliced in at that byte
-//! offset of the key form. The buffer is borrowed, and one Node-API call finds it; without
+//! offset of the key form. With `sameResultOnly`, the key form of the tool
+//! result's `{ content, isError }` (as a call of the tool named '') follows
+//! the call's, from the offset the header gives. The buffer is borrowed, and one Node-API call finds it; without
 //! pieces no string is read at all, and the key form is compared or hashed
 //! where it lies. Its arguments are read back, and checked, only when the
 //! detailed reminder quotes them. It is internal: the public API is
@@ -20,7 +22,7 @@ use std::ptr;
 use napi::bindgen_prelude::ToNapiValue;
 use napi::sys::{self, napi_callback_info, napi_env, napi_value};
 use napi::{Error, Result, Status};
-use repeat_tool_guard_core::form::{push_string, read_string, TOOL};
+use repeat_tool_guard_core::form::{push_string, read_string, NARROW, TOOL};
 use repeat_tool_guard_core::Arguments;
 
 use crate::js::{ErrorClass, Js};
@@ -109,22 +111,24 @@ fn read_pieces(js: Js, pieces: napi_value) -> Result<Vec<(usize, napi_value)>> {
         .collect()
 }
 
-/// The key form: `key` itself without pieces, else `key` with each piece's
-/// string form spliced in at its offset (past `start`, the arguments' first
-/// byte), assembled in `form`.
+/// The key form, and the result's after it from `result_at` (0: none):
+/// `key` itself without pieces, else `key` with each piece's string form
+/// spliced in at its offset (past `start`, the arguments' first byte),
+/// assembled in `form`; with where the result's form then starts.
 fn splice<'a>(
     js: Js,
     key: &'a [u8],
-    start: usize,
+    (start, result_at): (usize, usize),
     pieces: &[(usize, napi_value)],
     form: &'a mut Vec<u8>,
     units: &mut Vec<u16>,
-) -> Result<&'a [u8]> {
+) -> Result<(&'a [u8], usize)> {
     if pieces.is_empty() {
-        return Ok(key);
+        return Ok((key, result_at));
     }
     form.clear();
     let mut copied = 0;
+    let mut result_start = result_at;
     for &(offset, piece) in pieces {
         let before = key
             .get(copied..offset)
@@ -138,15 +142,24 @@ fn splice<'a>(
         form.extend_from_slice(before);
         units.clear();
         js.utf16_append(piece, units)?;
+        let at = form.len();
         push_string(form, units);
+        // A piece up to where the result starts belongs to the arguments (the result's form
+        // starts with its tool tag, which JavaScript writes): the result moves by its size.
+        if offset <= result_at {
+            result_start += form.len() - at;
+        }
         copied = offset;
     }
     form.extend_from_slice(key.get(copied..).unwrap_or_default());
     if units.capacity() > KEEP_BYTES / 2 {
         *units = Vec::new();
     }
-    Ok(form)
+    Ok((form, if result_at == 0 { 0 } else { result_start }))
 }
+
+/// The start of a result's key form: the empty tool name (as `call_key("", …)` writes it).
+const RESULT_TOOL: [u8; 3] = [TOOL, NARROW, 0];
 
 /// `count` elements of `T` at byte `offset` of the buffer at `data` of
 /// `byte_length` bytes, if they lie within it and are aligned for `T`.
@@ -174,8 +187,9 @@ fn view<T>(
 }
 
 /// Numbers at the head of the buffer: handle, bytes written after the
-/// header, where among them the key form starts, number of pieces.
-const HEADER: usize = 4;
+/// header, where among them the key form starts, number of pieces, where in
+/// the key form the tool result's form starts (0: no result).
+const HEADER: usize = 5;
 /// Where in the header the number of pieces is.
 const PIECE_COUNT: usize = 3;
 /// Where the bytes start.
@@ -234,7 +248,7 @@ fn observe(js: Js, info: napi_callback_info) -> Result<napi_value> {
         pieces
     };
     // Borrowed from here on: no JavaScript runs until the call returns (see `Js::array_buffer`).
-    let [handle, length, key_start, piece_count] = header;
+    let [handle, length, key_start, piece_count, result_at] = header;
     let bytes = view::<u8>(data, byte_length, BYTES, whole(length, "form length")?)
         .ok_or_else(|| out_of_range("form length"))?;
     if whole(piece_count, "piece count")? != pieces.len() {
@@ -271,11 +285,31 @@ fn observe(js: Js, info: napi_callback_info) -> Result<napi_value> {
             Some(&TOOL) => tool.read(key, 1).ok_or_else(|| malformed("tool name"))?,
             _ => return Err(malformed("tool name")),
         };
-        let key = splice(js, key, arguments_at, &pieces, form, units)?;
+        let result_at = whole(result_at, "result start")?;
+        if result_at != 0 && (result_at < arguments_at || result_at > key.len()) {
+            return Err(out_of_range("result start"));
+        }
+        let (whole_form, result_at) =
+            splice(js, key, (arguments_at, result_at), &pieces, form, units)?;
+        let (key, result) = match whole_form.split_at_checked(result_at) {
+            Some((key, result)) if result_at != 0 => {
+                if !result.starts_with(&RESULT_TOOL) {
+                    return Err(malformed("tool result"));
+                }
+                (
+                    key,
+                    Some(Arguments::Form {
+                        key: result,
+                        arguments_at: RESULT_TOOL.len(),
+                    }),
+                )
+            }
+            _ => (whole_form, None),
+        };
         let arguments = Arguments::Form { key, arguments_at };
         // The plugin calls this only for tools its cache already found tracked.
         let observed = registry::with(handle, |guard| {
-            guard.observe_tracked(agent, tool, arguments)
+            guard.observe_tracked_with_result(agent, tool, arguments, result)
         })
         .map_err(|e| js.throw(ErrorClass::Error, &e.to_string()))?
         .map_err(|e| js.throw(ErrorClass::Error, &e.to_string()))?;

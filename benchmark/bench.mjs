@@ -3,22 +3,13 @@
 // call (as the harness parses them). Prints median ns per call and the ratio. Run: npm run bench
 import * as reference from '@deepseek-ai/dsh-repeat-tool-reminder'
 import * as guard from '../index.js'
+import { SMALL, nested } from './cases.mjs'
 import { deepFreeze, listenersOf } from '../harness/listeners.mjs'
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 8)
 // BENCH_CASES=100,wide runs only the cases whose name contains one of the words.
 const ONLY = process.env.BENCH_CASES?.split(',')
 
-function nested(bytes) {
-  const items = []
-  let size = 0
-  for (let i = 0; size < bytes; i++) {
-    const item = { id: i, name: `item-${i}`, tags: ['a', 'b'], meta: { ok: true, score: i / 7 } }
-    size += JSON.stringify(item).length
-    items.push(item)
-  }
-  return { query: 'search', items }
-}
 
 function deep(levels) {
   let value = { leaf: 1 }
@@ -27,7 +18,7 @@ function deep(levels) {
 }
 
 const cases = [
-  { name: '~100 B', args: { pattern: 'TODO', path: 'src/components', flags: ['-n', '-i'], limit: 50 } },
+  { name: '~100 B', args: SMALL },
   { name: '~10 KB nested', args: nested(10_000) },
   { name: '~1 MB string', args: { path: 'out.txt', content: 'x'.repeat(1 << 20) } },
   { name: 'deep (1,000 levels)', args: deep(1000) },

@@ -4,24 +4,16 @@
 // two within minutes, so each round times both versions back to back (the order turning every
 // round) on fresh deep-frozen copies, and what is printed is the median over 180 rounds of b's time
 // divided by a's. The same file given twice gives 0.99-1.01. Not part of npm run bench.
+import { SMALL, nested } from './cases.mjs'
 import { deepFreeze } from '../harness/listeners.mjs'
 
 const [a, b] = process.argv.slice(2, 4)
 if (!b) throw new Error('usage: node benchmark/encode-ab.mjs <a/encode.js> <b/encode.js>')
 const versions = await Promise.all([a, b].map((file) => import(new URL(file, import.meta.url))))
 
-function nested(bytes) {
-  const items = []
-  for (let i = 0, size = 0; size < bytes; i++) {
-    const item = { id: i, name: `item-${i}`, tags: ['a', 'b'], meta: { ok: true, score: i / 7 } }
-    size += JSON.stringify(item).length
-    items.push(item)
-  }
-  return { query: 'search', items }
-}
 
 const cases = [
-  { name: '~100 B', args: { pattern: 'TODO', path: 'src/components', flags: ['-n', '-i'], limit: 50 }, calls: 2000 },
+  { name: '~100 B', args: SMALL, calls: 2000 },
   { name: '~10 KB nested', args: nested(10_000), calls: 20 },
 ]
 const median = (values) => values.slice().sort((x, y) => x - y)[values.length >> 1]

@@ -5,11 +5,12 @@
 // features cost while disabled.
 import { pathToFileURL } from 'node:url'
 import * as guard from '../index.js'
+import { SMALL } from './cases.mjs'
 import { deepFreeze, listenersOf } from '../harness/listeners.mjs'
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7)
 const PER_ROUND = 20_000
-const json = JSON.stringify({ pattern: 'TODO', path: 'src/components', flags: ['-n', '-i'], limit: 50 })
+const json = JSON.stringify(SMALL)
 const result = deepFreeze({ content: [{ type: 'text', text: 'src/a.ts:1: TODO' }], isError: false })
 
 const variants = [{ name: 'default config', plugin: guard, config: {} }]

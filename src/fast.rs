@@ -152,10 +152,8 @@ fn splice<'a>(
         copied = offset;
     }
     form.extend_from_slice(key.get(copied..).unwrap_or_default());
-    if units.capacity() > KEEP_BYTES / 2 {
-        *units = Vec::new();
-    }
-    Ok((form, if result_at == 0 { 0 } else { result_start }))
+    // Without a result (0) no piece comes before it: every piece is past the tool name.
+    Ok((form, result_start))
 }
 
 /// The start of a result's key form: the empty tool name (as `call_key("", …)` writes it).
@@ -315,6 +313,9 @@ fn observe(js: Js, info: napi_callback_info) -> Result<napi_value> {
         .map_err(|e| js.throw(ErrorClass::Error, &e.to_string()))?;
         if form.capacity() > KEEP_BYTES {
             *form = Vec::new();
+        }
+        if units.capacity() > KEEP_BYTES / 2 {
+            *units = Vec::new();
         }
         match observed {
             None => js.null(),

@@ -184,21 +184,9 @@ impl Digester<'_> {
 
     #[inline(never)]
     fn tag_len_long(&mut self, tag: u8, len: usize) {
-        // At most 10 groups of seven bits hold a u64.
-        let mut out = [0u8; 11];
-        out[0] = tag;
-        let mut used = 1;
-        let mut rest = len as u64;
-        for slot in out.iter_mut().skip(1) {
-            used += 1;
-            if rest < 0x80 {
-                *slot = rest as u8;
-                break;
-            }
-            *slot = (rest & 0x7f) as u8 | 0x80;
-            rest >>= 7;
-        }
-        self.bytes(out.get(..used).unwrap_or_default());
+        let mut out = Vec::with_capacity(11);
+        crate::form::push_len(&mut out, tag, len);
+        self.bytes(&out);
     }
 
     /// A string of UTF-16 code units, one byte each when they all fit.

@@ -2,8 +2,9 @@
 //!
 //! One module per concept: arguments parsed into a tape (`tape`, from JSON
 //! text) and written as [`canonical`] text or as the call's key [`form`],
-//! which the plugin writes itself and the chain keeps or hashes ([`digest`]); tool-name [`patterns`], per-agent [`chains`],
-//! [`reminders`], validated [`config`]. [`Guard`] ties them together the way
+//! which the plugin writes itself and the chain keeps or hashes ([`digest`]);
+//! tool-name [`patterns`], per-agent [`chains`], [`reminders`], validated
+//! [`config`]. [`Guard`] ties them together the way
 //! the plugin uses them. The opt-in features of issue 7 ([`cycles`],
 //! [`overrides`], `sameResultOnly`, `repeatEvery`) and the [`stats`] counters
 //! stay off the reference's path unless configured.
@@ -143,10 +144,7 @@ impl Guard {
             Ok(form) if !self.extended => {
                 // The key is compared where the digester left it: no copy on a repeat.
                 let run = self.chains.advance_form(agent, &form);
-                // A written form used no scratch buffer.
-                if !matches!(arguments, Arguments::Form { .. }) {
-                    self.scratch.trim();
-                }
+                self.scratch.trim();
                 self.stats.observed += 1;
                 self.run_reminder(
                     tier_at(&self.config.thresholds, None, run),

@@ -123,6 +123,28 @@ test('the JavaScript walk writes every value in canonical order, as the class pa
   }
 })
 
+test('the buffer grows at any point of the walk and keeps what is written', (t) => {
+  // A call past KEEP_BYTES is dropped after release, so the next starts from the initial 4 KB.
+  const shrink = () => {
+    t.true(encode({ big: Array.from({ length: 1 << 17 }, () => 1) }))
+    release()
+  }
+  // The same items after a prefix one byte longer each time: the walk crosses 4 KB at every byte
+  // of a stretch of numbers, narrow and wide strings and ends of arrays and objects.
+  const next = rng(99)
+  const items = Array.from({ length: 500 }, () => {
+    const roll = next()
+    return roll < 0.3 ? next() * 1e6 : roll < 0.6 ? 'é'.repeat(Math.floor(next() * 9)) : roll < 0.8 ? '\u{1F600}x'.repeat(Math.floor(next() * 5)) : [{ k: true }, null]
+  })
+  for (let shift = 0; shift < 60; shift++) {
+    const value = { head: 'p'.repeat(shift), items }
+    shrink()
+    t.true(encode(value, 'agent', 'tool'))
+    t.deepEqual(readForm(formOf(encoded).key), { tool: 'tool', text: canonicalize(value) })
+    release()
+  }
+})
+
 test('Rust accepts what the walk writes and keys it as the class path does', (t) => {
   const next = rng(7)
   const guard = new RepeatToolGuard({ thresholds: [2] })

@@ -101,6 +101,31 @@ const INSERTION_SORT = 16
 const CACHED_SORTS = 8
 const lastKeys = []
 const lastSorted = []
+// And the sorted keys' forms, made when the list is first reused (null until then), so that a
+// reused list's keys are copied a word at a time instead of a code unit at a time: per key, its
+// form's byte count, then the form in little-endian 32-bit words (the last one padded with zeros).
+const lastForms = []
+// The forms of the list `sortedKeys` returned last; null when it was not a reused one.
+let keyForms = null
+
+/** The forms of `keys` (each shorter than LONG_STRING) as `lastForms` keeps them. */
+function formsOf(keys) {
+  const words = []
+  for (const key of keys) {
+    let all = 0
+    for (let i = 0; i < key.length; i++) all |= key.charCodeAt(i)
+    const form = [all <= 0xff ? NARROW : WIDE, key.length]
+    for (let i = 0; i < key.length; i++) {
+      const unit = key.charCodeAt(i)
+      if (all <= 0xff) form.push(unit)
+      else form.push(unit & 0xff, unit >> 8)
+    }
+    words.push(form.length)
+    // Past the end, `undefined << n` is 0.
+    for (let i = 0; i < form.length; i += 4) words.push(form[i] | (form[i + 1] << 8) | (form[i + 2] << 16) | (form[i + 3] << 24))
+  }
+  return Int32Array.from(words)
+}
 
 /**
  * `keys` (from Object.keys) in canonical order: sorted in place, or the same list sorted before;
@@ -109,17 +134,21 @@ const lastSorted = []
  */
 function sortedKeys(keys) {
   const size = keys.length
+  keyForms = null
   if (size <= CACHED_SORTS) {
     const last = lastKeys[size]
     if (last !== undefined) {
       let i = 0
       while (i < size && last[i] === keys[i]) i++
       // The same keys as a list that passed the check below.
-      if (i === size) return lastSorted[size]
+      if (i === size) {
+        keyForms = lastForms[size] ?? (lastForms[size] = formsOf(lastSorted[size]))
+        return lastSorted[size]
+      }
     }
   }
   for (let i = 0; i < size; i++) if (keys[i] === 'toJSON') return null
-  if (size < 2) return keys
+  if (size === 0) return keys
   if (size > CACHED_SORTS) {
     sortKeys(keys)
     return keys
@@ -130,6 +159,7 @@ function sortedKeys(keys) {
     // Never written to again: a cached list is only read.
     lastKeys[size] = unsorted
     lastSorted[size] = keys
+    lastForms[size] = null
   }
   return keys
 }
@@ -263,15 +293,31 @@ function write(value, depth, at) {
   if (prototype !== objectPrototype && (prototype !== null || isRawJSON(value))) return -1
   const keys = sortedKeys(Object.keys(value))
   if (keys === null) return -1
+  const forms = keyForms
   const size = keys.length
   bytes[at++] = OBJECT
+  // Where in `forms` the next key's form is.
+  let form = 0
   for (let i = 0; i < size; i++) {
-    const key = keys[i]
-    const member = value[key]
+    const member = value[keys[i]]
     // A member without a JSON form is left out, as JSON.stringify does.
-    if (hasNoJsonForm(member)) continue
-    at = string(key, at)
-    if (at < 0) return -1
+    const skipped = hasNoJsonForm(member)
+    if (forms !== null) {
+      const length = forms[form]
+      const end = form + 1 + ((length + 3) >> 2)
+      if (!skipped) {
+        // Whole words: the padding past the form is overwritten by what follows.
+        if (at + length + 3 > bytes.length && !grow(at + length + 3, at)) return -1
+        const out = view
+        for (let word = form + 1, to = at; word < end; word++, to += 4) out.setInt32(to, forms[word], true)
+        at += length
+      }
+      form = end
+    } else if (!skipped) {
+      at = string(keys[i], at)
+      if (at < 0) return -1
+    }
+    if (skipped) continue
     at = write(member, depth + 1, at)
     if (at < 0) return -1
   }

@@ -123,6 +123,22 @@ test('the JavaScript walk writes every value in canonical order, as the class pa
   }
 })
 
+test('objects of one shape reuse their sorted keys and key forms, with any kind of key', (t) => {
+  const keySets = [['b', 'a'], ['only'], ['é', 'z', 'a'], ['\u{1F600}', 'x\u0100', 'y'], ['\uD800', 'a\uDC00b'], ['', '0', '10', '9', 'k'], ['k'.repeat(127), 'j'], KEYS.slice(0, 8)]
+  const next = rng(5)
+  for (const keys of keySets) {
+    // Members without JSON form are left out, whichever key they are under.
+    const member = () => [1, 'v', undefined, null, () => 1, { n: true }][Math.floor(next() * 6)]
+    const shaped = () => Object.fromEntries(keys.map((key) => [key, member()]))
+    const run = Array.from({ length: 4 }, shaped)
+    for (const value of [...run, run, { list: run, after: shaped() }]) {
+      t.true(encode(value, 'agent', 'tool'))
+      t.deepEqual(readForm(formOf(encoded).key), { tool: 'tool', text: canonicalize(value) })
+      release()
+    }
+  }
+})
+
 test('the buffer grows at any point of the walk and keeps what is written', (t) => {
   // A call past KEEP_BYTES is dropped after release, so the next starts from the initial 4 KB.
   const shrink = () => {

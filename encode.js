@@ -95,9 +95,11 @@ function isArrayIndex(key) {
 // Up to this many keys sort by insertion, faster than Array.prototype.sort's call overhead.
 const INSERTION_SORT = 16
 
-// Per number of keys (up to CACHED_SORTS), the last key list sorted and its sorted copy: objects
-// of one shape come in runs (the items of a list, the same tool called again), and comparing keys
-// is cheaper than sorting them. Only short keys are kept, so the cache never pins much memory.
+// Per number of keys (up to CACHED_SORTS), the last two key lists sorted (at 2 * size, the latest,
+// and 2 * size + 1) and their sorted copies: objects of one shape come in runs (the items of a
+// list, the same tool called again), and comparing keys is cheaper than sorting them. Two, because
+// a list's items often have as many keys as the object holding the list. Only short keys are
+// kept, so the cache never pins much memory.
 const CACHED_SORTS = 8
 const lastKeys = []
 const lastSorted = []
@@ -136,14 +138,15 @@ function sortedKeys(keys) {
   const size = keys.length
   keyForms = null
   if (size <= CACHED_SORTS) {
-    const last = lastKeys[size]
-    if (last !== undefined) {
+    for (let slot = 2 * size; slot <= 2 * size + 1; slot++) {
+      const last = lastKeys[slot]
+      if (last === undefined) break
       let i = 0
       while (i < size && last[i] === keys[i]) i++
       // The same keys as a list that passed the check below.
       if (i === size) {
-        keyForms = lastForms[size] ?? (lastForms[size] = formsOf(lastSorted[size]))
-        return lastSorted[size]
+        keyForms = lastForms[slot] ?? (lastForms[slot] = formsOf(lastSorted[slot]))
+        return lastSorted[slot]
       }
     }
   }
@@ -156,10 +159,14 @@ function sortedKeys(keys) {
   const unsorted = keys.slice()
   sortKeys(keys)
   if (keys.every((key) => key.length < LONG_STRING)) {
-    // Never written to again: a cached list is only read.
-    lastKeys[size] = unsorted
-    lastSorted[size] = keys
-    lastForms[size] = null
+    // Never written to again: a cached list is only read. The latest moves to the second slot.
+    const slot = 2 * size
+    lastKeys[slot + 1] = lastKeys[slot]
+    lastSorted[slot + 1] = lastSorted[slot]
+    lastForms[slot + 1] = lastForms[slot]
+    lastKeys[slot] = unsorted
+    lastSorted[slot] = keys
+    lastForms[slot] = null
   }
   return keys
 }

@@ -137,6 +137,12 @@ test('objects of one shape reuse their sorted keys and key forms, with any kind 
       release()
     }
   }
+  // Shapes with as many keys, alternating and then a third: the cache keeps two per key count.
+  const shapes = [(i) => ({ b: i, a: 'x' }), (i) => ({ d: [i], c: 'é' }), (i) => ({ f: i, e: null })]
+  const alternating = Array.from({ length: 9 }, (_, i) => shapes[i < 6 ? i % 2 : i % 3](i))
+  t.true(encode(alternating, 'agent', 'tool'))
+  t.deepEqual(readForm(formOf(encoded).key), { tool: 'tool', text: canonicalize(alternating) })
+  release()
 })
 
 test('the buffer grows at any point of the walk and keeps what is written', (t) => {

@@ -188,8 +188,8 @@ test('Rust accepts what the walk writes and keys it as the class path does', (t)
     t.truthy(second, `value ${canonicalize(value)}`)
     t.is(second.count, 2)
     // And the other way round, after a different call restarts the run.
-    t.is(fast(agent, { different: i }), null)
-    t.is(fast(agent, value), null)
+    t.is(fast(agent, { different: i }), undefined)
+    t.is(fast(agent, value), undefined)
     t.is(guard.observe(agent, 'tool', value).count, 2)
   }
 })
@@ -233,8 +233,8 @@ test('with sameResultOnly, a result written on the fast path keys as the class p
       t.is(guard.observe(agent, 'tool', args, result), null)
       t.is(fast(agent, args, result)?.count, 2, `${canonicalize(args)} ${JSON.stringify(result)}`)
       // Another result restarts the run; the same one again, on the class path, extends it.
-      t.is(fast(agent, args, { content: 'another', isError: true }), null)
-      t.is(fast(agent, args, result), null)
+      t.is(fast(agent, args, { content: 'another', isError: true }), undefined)
+      t.is(fast(agent, args, result), undefined)
       t.is(guard.observe(agent, 'tool', args, result)?.count, 2)
       guard.reset(agent)
     }
@@ -268,13 +268,13 @@ test('agent ids and tool names of every kind key a call as the class path does',
 test('a form out of canonical order never passes for the canonical one, and a detailed reminder that reads it back is an error', (t) => {
   const guard = new RepeatToolGuard({ thresholds: [2, 3] })
   const observe = (args) => binding.__observeEncoded(memoryOf([guard.__handle(), callBytes(args).length, 4, 0], callBytes(args)), null)
-  t.is(observe(ab), null)
+  t.is(observe(ab), undefined)
   // Another call: the run starts over, at one.
-  t.is(observe(ba), null)
+  t.is(observe(ba), undefined)
   t.is(observe(ba).count, 2)
   t.throws(() => observe(ba), { message: /malformed argument encoding/ })
   // The canonical form is read back.
-  t.is(observe(ab), null)
+  t.is(observe(ab), undefined)
   t.is(observe(ab).count, 2)
   t.regex(observe(ab).text, /"a":null,"b":null/)
 })
@@ -312,7 +312,7 @@ test('a malformed call of the raw hot path is a clear error, never a crash or a 
   // handle, bytes written, where the key form starts (after the agent id "ag"), pieces
   const header = [guard.__handle(), bytes.length, 4, 0]
   const call = (head, pieces = null, body = bytes) => binding.__observeEncoded(memoryOf(head, body), pieces)
-  t.is(call(header), null)
+  t.is(call(header), undefined)
   const detached = memoryOf(header, bytes)
   structuredClone(detached, { transfer: [detached] })
   const cases = [
@@ -358,7 +358,7 @@ test('a malformed call of the raw hot path is a clear error, never a crash or a 
   t.throws(() => binding.__observeEncoded(memory, pieces), { message: /header out of range/ })
   // A piece spliced in where it belongs: the same call as before, so a run of two.
   const reminded = new RepeatToolGuard({ thresholds: [2] })
-  t.is(call([reminded.__handle(), ...header.slice(1)]), null)
+  t.is(call([reminded.__handle(), ...header.slice(1)]), undefined)
   // The key "b" comes as a piece instead (at its offset in the key form).
   const at = 7 + 1 + 3 + 1
   const cut = [...bytes.slice(0, 4 + at), ...bytes.slice(4 + at + 3)]

@@ -28,43 +28,73 @@ use repeat_tool_guard_core::Arguments;
 use crate::js::{ErrorClass, Js};
 use crate::{registry, Reminder};
 
-/// Buffers of the last call, kept to reuse their allocations.
+/// Buffers of the last call with pieces, kept to reuse their allocations.
 #[derive(Default)]
-struct Buffers {
+struct Splice {
     /// A key form with its pieces spliced in.
     form: Vec<u8>,
     /// A piece's code units.
     units: Vec<u16>,
-    agent: Text,
-    tool: Text,
-}
-
-/// An agent id or tool name in UTF-8, with the form it came from: the next
-/// call mostly brings the same one, which then is neither read nor converted.
-#[derive(Default)]
-struct Text {
-    form: Vec<u8>,
-    utf8: String,
-}
-
-impl Text {
-    /// The string whose form `bytes` starts with (at `skip`, past a tag),
-    /// in UTF-8, and the length of its form; `None` if there is none.
-    fn read(&mut self, bytes: &[u8], skip: usize) -> Option<(&str, usize)> {
-        let known = self.form.len();
-        if known == 0 || bytes.get(..known) != Some(&self.form[..]) {
-            let (text, end) = read_string(bytes, skip).ok()?;
-            text.to_utf8(&mut self.utf8);
-            self.form.clear();
-            self.form.extend_from_slice(bytes.get(..end)?);
-        }
-        // The form is prefix-free: a form that starts with a whole string's form is that string.
-        Some((&self.utf8, self.form.len()))
-    }
 }
 
 thread_local! {
-    static BUFFERS: RefCell<Buffers> = RefCell::new(Buffers::default());
+    static SPLICE: RefCell<Splice> = RefCell::new(Splice::default());
+}
+
+/// The agent id and tool name a call's bytes start with, in UTF-8, with the
+/// bytes they came from: the next call mostly brings the same ones, which
+/// are then compared in one go and neither read nor converted. Kept in the
+/// guards' thread-local table (`registry::with_prefix`), so that a call
+/// looks up one thread-local.
+#[derive(Default)]
+pub(crate) struct Prefix {
+    /// The agent id's form, the tool tag and the tool name's form (empty: none known).
+    form: Vec<u8>,
+    /// Where in `form` the key form (its tool tag) starts.
+    key_start: usize,
+    agent: String,
+    tool: String,
+}
+
+impl Prefix {
+    /// The agent id and tool name that `bytes` start with, the key form
+    /// starting at `key_start` (within `bytes`), and where its arguments start.
+    fn read(&mut self, bytes: &[u8], key_start: usize) -> Result<(&str, &str, usize)> {
+        let known = &self.form[..];
+        // The form is prefix-free: bytes that start with a whole string's form hold that string.
+        if known.is_empty() || key_start != self.key_start || !bytes.starts_with(known) {
+            self.parse(bytes, key_start)?;
+        }
+        Ok((&self.agent, &self.tool, self.form.len() - key_start))
+    }
+
+    fn parse(&mut self, bytes: &[u8], key_start: usize) -> Result<()> {
+        self.form.clear();
+        let malformed = |what: &str| {
+            Error::new(
+                Status::InvalidArg,
+                format!("repeat-tool-guard: malformed {what}"),
+            )
+        };
+        let (agent_form, key) = bytes
+            .split_at_checked(key_start)
+            .ok_or_else(|| out_of_range("key start"))?;
+        match read_string(agent_form, 0) {
+            Ok((agent, end)) if end == key_start => agent.to_utf8(&mut self.agent),
+            _ => return Err(malformed("agent id")),
+        }
+        let end = match key.first() {
+            Some(&TOOL) => {
+                let (tool, end) = read_string(key, 1).map_err(|_| malformed("tool name"))?;
+                tool.to_utf8(&mut self.tool);
+                end
+            }
+            _ => return Err(malformed("tool name")),
+        };
+        self.form.extend_from_slice(&bytes[..key_start + end]);
+        self.key_start = key_start;
+        Ok(())
+    }
 }
 
 /// Largest buffers kept between calls (8 MB); larger ones are freed after
@@ -111,10 +141,10 @@ fn read_pieces(js: Js, pieces: napi_value) -> Result<Vec<(usize, napi_value)>> {
         .collect()
 }
 
-/// The key form, and the result's after it from `result_at` (0: none):
-/// `key` itself without pieces, else `key` with each piece's string form
-/// spliced in at its offset (past `start`, the arguments' first byte),
-/// assembled in `form`; with where the result's form then starts.
+/// The key form, and the result's after it from `result_at` (0: none),
+/// with each piece's string form spliced in at its offset (past `start`, the
+/// arguments' first byte), assembled in `form`; with where the result's form
+/// then starts.
 fn splice<'a>(
     js: Js,
     key: &'a [u8],
@@ -123,9 +153,6 @@ fn splice<'a>(
     form: &'a mut Vec<u8>,
     units: &mut Vec<u16>,
 ) -> Result<(&'a [u8], usize)> {
-    if pieces.is_empty() {
-        return Ok((key, result_at));
-    }
     form.clear();
     let mut copied = 0;
     let mut result_start = result_at;
@@ -200,9 +227,9 @@ fn length_of(js: Js, value: napi_value, what: &str) -> Result<usize> {
 
 /// A number as a length: a whole, non-negative number.
 fn whole(value: f64, what: &str) -> Result<usize> {
-    // `as` saturates, so the round trip holds only for whole numbers in range.
-    if (value as usize) as f64 == value {
-        Ok(value as usize)
+    // In range first (NaN is not): the conversion is then exact only for whole numbers.
+    if value >= 0.0 && value <= f64::from(u32::MAX) && f64::from(value as u32) == value {
+        Ok(value as u32 as usize)
     } else {
         Err(out_of_range(what))
     }
@@ -255,71 +282,103 @@ fn observe(js: Js, info: napi_callback_info) -> Result<napi_value> {
             "repeat-tool-guard: the pieces are not as many as the header says".to_owned(),
         ));
     }
-    let malformed = |what: &str| {
-        Error::new(
-            Status::InvalidArg,
-            format!("repeat-tool-guard: malformed {what}"),
-        )
+    let call = Call {
+        handle,
+        bytes,
+        key_start: whole(key_start, "key start")?,
+        result_at: whole(result_at, "result start")?,
     };
-    let key_start = whole(key_start, "key start")?;
-    let (agent_form, key) = bytes
-        .split_at_checked(key_start)
-        .ok_or_else(|| out_of_range("key start"))?;
-    BUFFERS.with(|buffers| {
-        let mut buffers = buffers.try_borrow_mut().map_err(|_| {
-            Error::new(Status::GenericFailure, "repeat-tool-guard: busy".to_owned())
-        })?;
-        let Buffers {
-            form,
-            units,
-            agent,
-            tool,
-        } = &mut *buffers;
-        let agent = match agent.read(agent_form, 0) {
-            Some((agent, end)) if end == agent_form.len() => agent,
-            _ => return Err(malformed("agent id")),
-        };
-        let (tool, arguments_at) = match key.first() {
-            Some(&TOOL) => tool.read(key, 1).ok_or_else(|| malformed("tool name"))?,
-            _ => return Err(malformed("tool name")),
-        };
-        let result_at = whole(result_at, "result start")?;
-        if result_at != 0 && (result_at < arguments_at || result_at > key.len()) {
-            return Err(out_of_range("result start"));
-        }
-        let (whole_form, result_at) =
-            splice(js, key, (arguments_at, result_at), &pieces, form, units)?;
-        let (key, result) = match whole_form.split_at_checked(result_at) {
-            Some((key, result)) if result_at != 0 => {
-                if !result.starts_with(&RESULT_TOOL) {
-                    return Err(malformed("tool result"));
-                }
-                (
-                    key,
-                    Some(Arguments::Form {
-                        key: result,
-                        arguments_at: RESULT_TOOL.len(),
-                    }),
-                )
+    let observed = if pieces.is_empty() {
+        call.observe(js, (call.key()?, call.result_at))?
+    } else {
+        // The pieces' strings are read (through Node-API) before the guard is borrowed.
+        SPLICE.with(|buffers| {
+            let mut buffers = buffers.try_borrow_mut().map_err(|_| busy())?;
+            let Splice { form, units } = &mut *buffers;
+            let key = call.key()?;
+            // A piece goes past the tool name; if the name is malformed, `observe` says so.
+            let start = match read_string(key, 1) {
+                Ok((_, end)) => end,
+                Err(_) => key.len(),
+            };
+            let spliced = splice(js, key, (start, call.result_at), &pieces, form, units)?;
+            let observed = call.observe(js, spliced);
+            if form.capacity() > KEEP_BYTES {
+                *form = Vec::new();
             }
-            _ => (whole_form, None),
-        };
-        let arguments = Arguments::Form { key, arguments_at };
-        // The plugin calls this only for tools its cache already found tracked.
-        let observed = registry::with(handle, |guard| {
-            guard.observe_tracked_with_result(agent, tool, arguments, result)
-        })
-        .map_err(|e| js.throw(ErrorClass::Error, &e.to_string()))?
-        .map_err(|e| js.throw(ErrorClass::Error, &e.to_string()))?;
-        if form.capacity() > KEEP_BYTES {
-            *form = Vec::new();
-        }
-        if units.capacity() > KEEP_BYTES / 2 {
-            *units = Vec::new();
-        }
-        match observed {
-            None => js.null(),
-            Some(reminder) => unsafe { Reminder::to_napi_value(js.env, Reminder::from(reminder)) },
-        }
-    })
+            if units.capacity() > KEEP_BYTES / 2 {
+                *units = Vec::new();
+            }
+            observed
+        })?
+    };
+    match observed {
+        // No reminder: `undefined` in JavaScript (a null result), cheaper than asking for `null`.
+        None => Ok(ptr::null_mut()),
+        Some(reminder) => unsafe { Reminder::to_napi_value(js.env, Reminder::from(reminder)) },
+    }
+}
+
+/// One call read from the buffer: the guard's handle, the bytes (the agent
+/// id's form, then the key form from `key_start`), and where in the key form
+/// the result's form starts (0: none).
+struct Call<'a> {
+    handle: f64,
+    bytes: &'a [u8],
+    key_start: usize,
+    result_at: usize,
+}
+
+impl Call<'_> {
+    /// The key form as JavaScript wrote it (its pieces not yet spliced in).
+    fn key(&self) -> Result<&[u8]> {
+        self.bytes
+            .get(self.key_start..)
+            .ok_or_else(|| out_of_range("key start"))
+    }
+
+    /// Counts the call, whose key form is `key` with its pieces spliced in
+    /// (their result start moved by their size, `(key, result_at)`).
+    fn observe(
+        &self,
+        js: Js,
+        (key, result_at): (&[u8], usize),
+    ) -> Result<Option<repeat_tool_guard_core::Reminder>> {
+        let observed = registry::with_prefix(self.handle, |guard, prefix| {
+            // The agent id and tool name come before any piece: the bytes as written hold them.
+            let (agent, tool, arguments_at) = prefix.read(self.bytes, self.key_start)?;
+            if result_at != 0 && (result_at < arguments_at || result_at > key.len()) {
+                return Err(out_of_range("result start"));
+            }
+            let (key, result) = match key.split_at_checked(result_at) {
+                Some((key, result)) if result_at != 0 => {
+                    if !result.starts_with(&RESULT_TOOL) {
+                        return Err(Error::new(
+                            Status::InvalidArg,
+                            "repeat-tool-guard: malformed tool result".to_owned(),
+                        ));
+                    }
+                    (
+                        key,
+                        Some(Arguments::Form {
+                            key: result,
+                            arguments_at: RESULT_TOOL.len(),
+                        }),
+                    )
+                }
+                _ => (key, None),
+            };
+            let arguments = Arguments::Form { key, arguments_at };
+            // The plugin calls this only for tools its cache already found tracked.
+            Ok(guard.observe_tracked_with_result(agent, tool, arguments, result))
+        });
+        // Thrown once the guard is no longer borrowed.
+        observed
+            .map_err(|e| js.throw(ErrorClass::Error, &e.to_string()))??
+            .map_err(|e| js.throw(ErrorClass::Error, &e.to_string()))
+    }
+}
+
+fn busy() -> Error {
+    Error::new(Status::GenericFailure, "repeat-tool-guard: busy".to_owned())
 }

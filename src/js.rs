@@ -90,15 +90,6 @@ impl Js {
         Ok(out)
     }
 
-    pub fn null(self) -> Result<napi_value> {
-        let mut out = ptr::null_mut();
-        check(
-            unsafe { sys::napi_get_null(self.env, &mut out) },
-            "get null",
-        )?;
-        Ok(out)
-    }
-
     pub fn undefined(self) -> Result<napi_value> {
         let mut out = ptr::null_mut();
         check(

@@ -11,6 +11,8 @@ use std::cell::RefCell;
 
 use repeat_tool_guard_core::Guard;
 
+use crate::fast::Prefix;
+
 /// Slot generations wrap at 2^20 so an id (generation × 2^32 + index) stays
 /// an exact JavaScript number.
 const GENERATIONS: u32 = 1 << 20;
@@ -24,6 +26,9 @@ struct Slot {
 struct Table {
     slots: Vec<Slot>,
     free: Vec<u32>,
+    /// The hot path's last agent id and tool name, here so that a call
+    /// looks up one thread-local, not two.
+    prefix: Prefix,
 }
 
 thread_local! {
@@ -76,15 +81,24 @@ fn parse(id: f64) -> Option<(u32, u32)> {
 
 /// Runs `f` on the guard with this id.
 pub fn with<R>(id: f64, f: impl FnOnce(&mut Guard) -> R) -> Result<R, RegistryError> {
+    with_prefix(id, |guard, _| f(guard))
+}
+
+/// Runs `f` on the guard with this id and the hot path's [`Prefix`].
+pub fn with_prefix<R>(
+    id: f64,
+    f: impl FnOnce(&mut Guard, &mut Prefix) -> R,
+) -> Result<R, RegistryError> {
     let (generation, index) = parse(id).ok_or(RegistryError::Gone)?;
     TABLE
         .try_with(|table| {
             let mut table = table.try_borrow_mut().map_err(|_| RegistryError::Busy)?;
-            match table.slots.get_mut(index as usize) {
+            let Table { slots, prefix, .. } = &mut *table;
+            match slots.get_mut(index as usize) {
                 Some(Slot {
                     generation: g,
                     guard: Some(guard),
-                }) if *g == generation => Ok(f(guard)),
+                }) if *g == generation => Ok(f(guard, prefix)),
                 _ => Err(RegistryError::Gone),
             }
         })

@@ -247,6 +247,30 @@ test('with sameResultOnly, a result written on the fast path keys as the class p
   }
 })
 
+test('calls of a few agents and tools in any order count on the fast path as on the class path', (t) => {
+  // Rust keeps the last call's agent id and tool name: they must never stand in for others.
+  const next = rng(11)
+  const fastGuard = new RepeatToolGuard({ thresholds: [2, 3, 5] })
+  const classGuard = new RepeatToolGuard({ thresholds: [2, 3, 5] })
+  const agents = ['a', 'ag', 'agent-1', 'é', '', '\u{1F600}']
+  const tools = ['x', 'xy', 'g', 'gx', '', 'ü']
+  const pick = (list) => list[Math.floor(next() * list.length)]
+  let call = ['a', 'x', { q: 1 }]
+  let reminders = 0
+  for (let i = 0; i < 4000; i++) {
+    // Often the same call again, so that runs grow.
+    if (next() < 0.4) call = [pick(agents), pick(tools), next() < 0.7 ? { q: 1 } : { q: [2] }]
+    const [agent, tool, args] = call
+    t.true(encode(args, agent, tool, fastGuard.__handle()))
+    const fast = binding.__observeEncoded(encoded.memory, encoded.pieces)
+    release()
+    const slow = classGuard.observe(agent, tool, args)
+    t.deepEqual(fast ?? null, slow, `call ${i}: ${JSON.stringify(call)}`)
+    if (slow) reminders++
+  }
+  t.true(reminders > 100)
+})
+
 test('agent ids and tool names of every kind key a call as the class path does', (t) => {
   const guard = new RepeatToolGuard({ thresholds: [2] })
   const handle = guard.__handle()

@@ -1,6 +1,9 @@
 // Native guard vs the TypeScript reference, both through their plugin's tools/post-execute
 // listener, same process, interleaved rounds, a fresh deep-frozen copy of the arguments for every
-// call (as the harness parses them). Prints median ns per call and the ratio. Run: npm run bench
+// call (as the harness parses them). Prints median ns per call, and the median over the rounds of
+// each round's ratio: both sides of a round run back to back, so the ratio is not moved by the
+// machine's speed drifting between rounds (on a shared machine, by up to a factor of two within
+// minutes), as a ratio of the two medians would be. Run: npm run bench
 import * as reference from '@deepseek-ai/dsh-repeat-tool-reminder'
 import * as guard from '../index.js'
 import { SMALL, nested } from './cases.mjs'
@@ -47,7 +50,7 @@ async function measure(listener, copies, agent) {
 
 const median = (values) => values.sort((a, b) => a - b)[Math.floor(values.length / 2)]
 
-console.log(`Node ${process.version}, ${ROUNDS} interleaved rounds, median ns per call`)
+console.log(`Node ${process.version}, ${ROUNDS} interleaved rounds, median ns per call and median of the rounds' ratios`)
 console.log('| case | native ns | reference ns | reference / native |')
 console.log('| --- | ---: | ---: | ---: |')
 for (const c of cases.filter((c) => !ONLY || ONLY.some((word) => c.name.includes(word)))) {
@@ -61,6 +64,7 @@ for (const c of cases.filter((c) => !ONLY || ONLY.some((word) => c.name.includes
   const agent = c.reminder ? (i) => agents[Math.floor(i / 3) % 4] : () => agents[0]
   const native = []
   const ts = []
+  const ratios = []
   for (let round = 0; round < ROUNDS + 1; round++) {
     const copiesA = Array.from({ length: perRound }, () => deepFreeze(JSON.parse(json)))
     const copiesB = Array.from({ length: perRound }, () => deepFreeze(JSON.parse(json)))
@@ -73,9 +77,7 @@ for (const c of cases.filter((c) => !ONLY || ONLY.some((word) => c.name.includes
       b = await measure(theirs, copiesB, agent)
       a = await measure(ours, copiesA, agent)
     }
-    if (round > 0) { native.push(a); ts.push(b) } // round 0 warms up
+    if (round > 0) { native.push(a); ts.push(b); ratios.push(b / a) } // round 0 warms up
   }
-  const n = median(native)
-  const r = median(ts)
-  console.log(`| ${c.name} | ${n.toFixed(0)} | ${r.toFixed(0)} | ${(r / n).toFixed(2)}× |`)
+  console.log(`| ${c.name} | ${median(native).toFixed(0)} | ${median(ts).toFixed(0)} | ${median(ratios).toFixed(2)}× |`)
 }

@@ -53,6 +53,8 @@ const median = (values) => values.sort((a, b) => a - b)[Math.floor(values.length
 console.log(`Node ${process.version}, ${ROUNDS} interleaved rounds, median ns per call and median of the rounds' ratios`)
 console.log('| case | native ns | reference ns | reference / native |')
 console.log('| --- | ---: | ---: | ---: |')
+// Medians per case name, for the line on what an excluded call adds to the floor.
+const medians = new Map()
 for (const c of cases.filter((c) => !ONLY || ONLY.some((word) => c.name.includes(word)))) {
   const json = JSON.stringify(c.args)
   const perRound = Math.max(5, Math.min(20_000, Math.floor(20_000_000 / json.length)))
@@ -79,5 +81,11 @@ for (const c of cases.filter((c) => !ONLY || ONLY.some((word) => c.name.includes
     }
     if (round > 0) { native.push(a); ts.push(b); ratios.push(b / a) } // round 0 warms up
   }
+  medians.set(c.name, [median(native), median(ts)])
   console.log(`| ${c.name} | ${median(native).toFixed(0)} | ${median(ts).toFixed(0)} | ${median(ratios).toFixed(2)}× |`)
+}
+const excluded = medians.get('excluded call')
+const floor = [...medians].find(([name]) => name.startsWith('floor'))?.[1]
+if (excluded && floor) {
+  console.log(`\nWhat an excluded call adds to the floor (medians' difference): native ${(excluded[0] - floor[0]).toFixed(0)} ns, reference ${(excluded[1] - floor[1]).toFixed(0)} ns`)
 }

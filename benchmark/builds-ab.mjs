@@ -1,0 +1,51 @@
+// The reference against one or more built checkouts of this package, through their plugins'
+// tools/post-execute listeners, all in the same interleaved rounds (the order turning every round),
+// a fresh deep-frozen copy of the arguments per call as in bench.mjs: for a change that touches the
+// native side as well as encode.js, where encode-ab.mjs sees only the walk. Each directory needs
+// its index.js, native.cjs and built binary (`npm run build`) and a node_modules beside it (a
+// symlink to this one will do). Prints, per case, each side's median ns and the median over the
+// rounds of the reference's time divided by that side's. Not part of npm run bench.
+//   node --expose-gc benchmark/builds-ab.mjs <dir> [<dir> ...]      (BUILDS_CASES=100 for one case)
+import * as reference from '@deepseek-ai/dsh-repeat-tool-reminder'
+import { resolve } from 'node:path'
+import { pathToFileURL } from 'node:url'
+import { SMALL, nested } from './cases.mjs'
+import { deepFreeze, listenersOf } from '../harness/listeners.mjs'
+
+const dirs = process.argv.slice(2)
+if (dirs.length === 0) throw new Error('usage: node --expose-gc benchmark/builds-ab.mjs <dir> [<dir> ...]')
+const plugins = [reference, ...(await Promise.all(dirs.map((dir) => import(pathToFileURL(resolve(dir, 'index.js')).href))))]
+const names = ['reference', ...dirs]
+const listeners = plugins.map((plugin) => listenersOf(plugin, {})['tools/post-execute'])
+const ROUNDS = Number(process.env.BUILDS_ROUNDS ?? 21)
+const ONLY = process.env.BUILDS_CASES?.split(',')
+const next = () => Promise.resolve({ kind: 'accept' })
+const agent = { id: 'agent-0' }
+const median = (values) => values.slice().sort((a, b) => a - b)[values.length >> 1]
+
+const cases = [{ name: '~100 B', args: SMALL }, { name: '~10 KB nested', args: nested(10_000) }]
+for (const { name, args } of cases.filter((c) => !ONLY || ONLY.some((word) => c.name.includes(word)))) {
+  const json = JSON.stringify(args)
+  const perRound = Math.max(5, Math.min(20_000, Math.floor(20_000_000 / json.length)))
+  const times = listeners.map(() => [])
+  const ratios = listeners.map(() => [])
+  for (let round = 0; round < ROUNDS + 1; round++) {
+    const copies = listeners.map(() => Array.from({ length: perRound }, () => deepFreeze(JSON.parse(json))))
+    const ns = listeners.map(() => 0)
+    for (let k = 0; k < listeners.length; k++) {
+      const i = (k + round) % listeners.length
+      globalThis.gc?.()
+      const start = process.hrtime.bigint()
+      for (const copy of copies[i]) await listeners[i]({ name: 'grep', agent, arguments: copy }, {}, next)
+      ns[i] = Number(process.hrtime.bigint() - start) / perRound
+    }
+    // Round 0 warms up.
+    if (round === 0) continue
+    for (let i = 0; i < listeners.length; i++) {
+      times[i].push(ns[i])
+      ratios[i].push(ns[0] / ns[i])
+    }
+  }
+  const sides = names.map((side, i) => `${side} ${median(times[i]).toFixed(0)} ns` + (i ? ` (${median(ratios[i]).toFixed(2)}×)` : ''))
+  console.log(`${name}: ${sides.join(', ')}`)
+}

@@ -3,18 +3,19 @@
 //! unwrapping cost more than the rest of a small call. `encode.js` writes a
 //! call into one `ArrayBuffer`, `memory`: a header of [`HEADER`] `f64`s (the
 //! guard's handle, the bytes written, where the key form starts, the number
-//! of pieces, where the result's form starts), then bytes: the agent id as a string of the key form
-//! (`repeat_tool_guard_core::form`), then the call's key form itself, the
-//! tool name and the arguments, except strings long enough that passing them
-//! as they are beats copying them in JavaScript: those come in `pieces`,
-//! `[offset, string, …]`, each string's form to be spliced in at that byte
-//! offset of the key form. With `sameResultOnly`, the key form of the tool
-//! result's `{ content, isError }` (as a call of the tool named '') follows
-//! the call's, from the offset the header gives. The buffer is borrowed, and one Node-API call finds it; without
-//! pieces no string is read at all, and the key form is compared or hashed
-//! where it lies. Its arguments are read back, and checked, only when the
-//! detailed reminder quotes them. It is internal: the public API is
-//! `RepeatToolGuard`.
+//! of pieces, where the result's form starts), then bytes: the agent id as a
+//! string of the key form (`repeat_tool_guard_core::form`), then the call's
+//! key form itself, the tool name and the arguments, except strings long
+//! enough that passing them as they are beats copying them in JavaScript:
+//! those come in `pieces`, `[offset, string, …]`, each string's form to be
+//! spliced in at that byte offset of the key form. With `sameResultOnly`, the
+//! key form of the tool result's `{ content, isError }` (as a call of the tool
+//! named '') follows the call's, from the offset the header gives. The buffer
+//! is borrowed, and one Node-API call finds it; without pieces no string is
+//! read at all, and the key form is compared or hashed where it lies. Its
+//! arguments are read back, and checked, only when the detailed reminder
+//! quotes them. It returns the reminder, or `undefined`. It is internal: the
+//! public API is `RepeatToolGuard`.
 
 use std::cell::RefCell;
 use std::ptr;

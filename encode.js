@@ -130,9 +130,10 @@ function formsOf(keys) {
 }
 
 /**
- * `keys` (from Object.keys) in canonical order: sorted in place, or the same list sorted before;
- * null when one is `toJSON` (a plain object's toJSON is its own, as Object.prototype's is checked
- * once per walk: looking for the key is cheaper than a property lookup that misses).
+ * `keys` (from Object.keys) in canonical order: sorted in place, or the same list sorted before
+ * (then `keyForms` holds its keys' forms); null when one is `toJSON` (a plain object's toJSON is
+ * its own, as Object.prototype's is checked once per walk: looking for the key is cheaper than a
+ * property lookup that misses).
  */
 function sortedKeys(keys) {
   const size = keys.length

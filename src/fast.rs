@@ -71,12 +71,6 @@ impl Prefix {
 
     fn parse(&mut self, bytes: &[u8], key_start: usize) -> Result<()> {
         self.form.clear();
-        let malformed = |what: &str| {
-            Error::new(
-                Status::InvalidArg,
-                format!("repeat-tool-guard: malformed {what}"),
-            )
-        };
         let (agent_form, key) = bytes
             .split_at_checked(key_start)
             .ok_or_else(|| out_of_range("key start"))?;
@@ -243,6 +237,13 @@ fn out_of_range(what: &str) -> Error {
     )
 }
 
+fn malformed(what: &str) -> Error {
+    Error::new(
+        Status::InvalidArg,
+        format!("repeat-tool-guard: malformed {what}"),
+    )
+}
+
 fn observe(js: Js, info: napi_callback_info) -> Result<napi_value> {
     const ARGS: usize = 2;
     let mut argc = ARGS;
@@ -354,10 +355,7 @@ impl Call<'_> {
             let (key, result) = match key.split_at_checked(result_at) {
                 Some((key, result)) if result_at != 0 => {
                     if !result.starts_with(&RESULT_TOOL) {
-                        return Err(Error::new(
-                            Status::InvalidArg,
-                            "repeat-tool-guard: malformed tool result".to_owned(),
-                        ));
+                        return Err(malformed("tool result"));
                     }
                     (
                         key,

@@ -6,7 +6,7 @@
 // minutes), as a ratio of the two medians would be. Run: npm run bench
 import * as reference from '@deepseek-ai/dsh-repeat-tool-reminder'
 import * as guard from '../index.js'
-import { SMALL, nested } from './cases.mjs'
+import { SMALL, callsPerRound, median, nested } from './cases.mjs'
 import { deepFreeze, listenersOf } from '../harness/listeners.mjs'
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 8)
@@ -48,7 +48,6 @@ async function measure(listener, copies, agent) {
   return Number(process.hrtime.bigint() - start) / copies.length
 }
 
-const median = (values) => values.sort((a, b) => a - b)[Math.floor(values.length / 2)]
 
 console.log(`Node ${process.version}, ${ROUNDS} interleaved rounds, median ns per call and median of the rounds' ratios`)
 console.log('| case | native ns | reference ns | reference / native |')
@@ -57,7 +56,7 @@ console.log('| --- | ---: | ---: | ---: |')
 const medians = new Map()
 for (const c of cases.filter((c) => !ONLY || ONLY.some((word) => c.name.includes(word)))) {
   const json = JSON.stringify(c.args)
-  const perRound = Math.max(5, Math.min(20_000, Math.floor(20_000_000 / json.length)))
+  const perRound = callsPerRound(json)
   const noop = (_exec, _result, next) => next()
   const ours = c.floor ? noop : listenersOf(guard, c.config ?? {})['tools/post-execute']
   const theirs = c.floor ? noop : listenersOf(reference, c.config ?? {})['tools/post-execute']

@@ -9,7 +9,7 @@
 import * as reference from '@deepseek-ai/dsh-repeat-tool-reminder'
 import { resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
-import { SMALL, nested } from './cases.mjs'
+import { SMALL, callsPerRound, median, nested } from './cases.mjs'
 import { deepFreeze, listenersOf } from '../harness/listeners.mjs'
 
 const dirs = process.argv.slice(2)
@@ -21,12 +21,11 @@ const ROUNDS = Number(process.env.BUILDS_ROUNDS ?? 21)
 const ONLY = process.env.BUILDS_CASES?.split(',')
 const next = () => Promise.resolve({ kind: 'accept' })
 const agent = { id: 'agent-0' }
-const median = (values) => values.slice().sort((a, b) => a - b)[values.length >> 1]
 
 const cases = [{ name: '~100 B', args: SMALL }, { name: '~10 KB nested', args: nested(10_000) }]
 for (const { name, args } of cases.filter((c) => !ONLY || ONLY.some((word) => c.name.includes(word)))) {
   const json = JSON.stringify(args)
-  const perRound = Math.max(5, Math.min(20_000, Math.floor(20_000_000 / json.length)))
+  const perRound = callsPerRound(json)
   const times = listeners.map(() => [])
   const ratios = listeners.map(() => [])
   for (let round = 0; round < ROUNDS + 1; round++) {

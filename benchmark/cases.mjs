@@ -1,4 +1,5 @@
-// The arguments the benchmarks share, so that every script measures the same calls.
+// The arguments the benchmarks share, so that every script measures the same calls, and the
+// helpers they share.
 
 /** ~100 B of grep-like arguments. */
 export const SMALL = { pattern: 'TODO', path: 'src/components', flags: ['-n', '-i'], limit: 50 }
@@ -14,3 +15,9 @@ export function nested(bytes) {
   }
   return { query: 'search', items }
 }
+
+/** Calls per round for arguments whose JSON is `json`: about 20 MB of JSON, 5 to 20,000 calls. */
+export const callsPerRound = (json) => Math.max(5, Math.min(20_000, Math.floor(20_000_000 / json.length)))
+
+/** The median of `values` (the upper one of an even count), leaving `values` as they are. */
+export const median = (values) => values.slice().sort((a, b) => a - b)[values.length >> 1]

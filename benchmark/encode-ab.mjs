@@ -4,7 +4,7 @@
 // two within minutes, so each round times both versions back to back (the order turning every
 // round) on fresh deep-frozen copies, and what is printed is the median over 180 rounds of b's time
 // divided by a's. The same file given twice gives 0.99-1.01. Not part of npm run bench.
-import { SMALL, nested } from './cases.mjs'
+import { SMALL, median, nested } from './cases.mjs'
 import { deepFreeze } from '../harness/listeners.mjs'
 
 const [a, b] = process.argv.slice(2, 4)
@@ -16,7 +16,6 @@ const cases = [
   { name: '~100 B', args: SMALL, calls: 2000 },
   { name: '~10 KB nested', args: nested(10_000), calls: 20 },
 ]
-const median = (values) => values.slice().sort((x, y) => x - y)[values.length >> 1]
 
 for (const { name, args, calls } of cases) {
   const json = JSON.stringify(args)

@@ -5,7 +5,7 @@
 // features cost while disabled.
 import { pathToFileURL } from 'node:url'
 import * as guard from '../index.js'
-import { SMALL } from './cases.mjs'
+import { SMALL, median } from './cases.mjs'
 import { deepFreeze, listenersOf } from '../harness/listeners.mjs'
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7)
@@ -47,7 +47,6 @@ for (let round = 0; round < ROUNDS + 1; round++) {
   }
 }
 
-const median = (values) => values.sort((a, b) => a - b)[Math.floor(values.length / 2)]
 const base = median(variants[0].times)
 console.log(`Node ${process.version}, ${ROUNDS} interleaved rounds, ~100 B calls, median ns per call`)
 console.log('| native plugin | ns | / default config |')

@@ -247,10 +247,14 @@ function hasNoJsonForm(value) {
   return value === undefined || typeof value === 'function' || typeof value === 'symbol'
 }
 
+// What `write` returns for a value JSON has no form for (`undefined`, a function, a symbol): the
+// caller leaves it out, or writes `null` for it in an array. Less than 0, as for the class path.
+const NO_FORM = -2
+
 /**
- * Writes `value`'s form in canonical order at `at` and returns the position after it; -1 when it
- * is not plain parsed JSON. Recursive: the depth is capped at MAX_DEPTH, and a stack overflow
- * before that is caught by `encode`.
+ * Writes `value`'s form in canonical order at `at` and returns the position after it; NO_FORM when
+ * JSON has no form for it, -1 when it is not plain parsed JSON. Recursive: the depth is capped at
+ * MAX_DEPTH, and a stack overflow before that is caught by `encode`.
  */
 function write(value, depth, at) {
   // A step writes at most nine bytes (a number) before anything else checks for room.
@@ -276,21 +280,23 @@ function write(value, depth, at) {
     bytes[at] = NULL
     return at + 1
   }
-  // A BigInt, a root without JSON form, or too deep.
+  if (hasNoJsonForm(value)) return NO_FORM
+  // A BigInt, or too deep.
   if (typeof value !== 'object' || depth === MAX_DEPTH) return -1
   if (Array.isArray(value)) {
     if (typeof value.toJSON === 'function') return -1
     const size = value.length
     bytes[at++] = ARRAY
     for (let i = 0; i < size; i++) {
-      const item = value[i]
-      if (!hasNoJsonForm(item)) {
-        at = write(item, depth + 1, at)
-        if (at < 0) return -1
-      } else {
+      const next = write(value[i], depth + 1, at)
+      if (next >= 0) {
+        at = next
+      } else if (next === NO_FORM) {
         // `null` in an array.
         if (at + 1 > bytes.length && !grow(at + 1, at)) return -1
         bytes[at++] = NULL
+      } else {
+        return -1
       }
     }
     if (at + 1 > bytes.length && !grow(at + 1, at)) return -1
@@ -306,28 +312,34 @@ function write(value, depth, at) {
   bytes[at++] = OBJECT
   // Where in `forms` the next key's form is.
   let form = 0
+  // Each key is written before its member is looked at, and taken back when JSON has no form for
+  // the member: looking at each member once, in `write`, is cheaper than a look here first.
   for (let i = 0; i < size; i++) {
     const member = value[keys[i]]
-    // A member without a JSON form is left out, as JSON.stringify does.
-    const skipped = hasNoJsonForm(member)
+    const keyAt = at
     if (forms !== null) {
       const length = forms[form]
+      // Whole words: the padding past the form is overwritten by what follows.
+      if (at + length + 3 > bytes.length && !grow(at + length + 3, at)) return -1
+      const out = view
       const end = form + 1 + ((length + 3) >> 2)
-      if (!skipped) {
-        // Whole words: the padding past the form is overwritten by what follows.
-        if (at + length + 3 > bytes.length && !grow(at + length + 3, at)) return -1
-        const out = view
-        for (let word = form + 1, to = at; word < end; word++, to += 4) out.setInt32(to, forms[word], true)
-        at += length
-      }
+      for (let word = form + 1, to = at; word < end; word++, to += 4) out.setInt32(to, forms[word], true)
+      at += length
       form = end
-    } else if (!skipped) {
+    } else {
       at = string(keys[i], at)
       if (at < 0) return -1
     }
-    if (skipped) continue
-    at = write(member, depth + 1, at)
-    if (at < 0) return -1
+    const next = write(member, depth + 1, at)
+    if (next >= 0) {
+      at = next
+    } else if (next === NO_FORM) {
+      // Left out, as JSON.stringify does. A long key went to `pieces` without moving `at`.
+      if (at === keyAt) pieces.length -= 2
+      at = keyAt
+    } else {
+      return -1
+    }
   }
   if (at + 1 > bytes.length && !grow(at + 1, at)) return -1
   bytes[at] = END

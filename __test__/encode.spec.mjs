@@ -70,7 +70,11 @@ function readForm(form) {
     if (tag === 4 || tag === 5) return JSON.stringify(string())
     at++
     const parts = []
-    while (form[at] !== 9) parts.push(tag === 6 ? value() : `${JSON.stringify(string())}:${value()}`)
+    while (form[at] !== 9) {
+      // A form cut short (or a wrong length before it) must fail the test, not loop.
+      if (at >= form.length) throw new Error('the form ends inside a container')
+      parts.push(tag === 6 ? value() : `${JSON.stringify(string())}:${value()}`)
+    }
     at++
     return tag === 6 ? `[${parts.join(',')}]` : `{${parts.join(',')}}`
   }

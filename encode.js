@@ -257,11 +257,11 @@ const NO_FORM = -2
  * MAX_DEPTH, and a stack overflow before that is caught by `encode`.
  */
 function write(value, depth, at) {
-  // A step writes at most nine bytes (a number) before anything else checks for room.
-  if (at + 9 > bytes.length && !grow(at + 9, at)) return -1
   // `typeof value === '…'` tests, not a switch on `typeof value`: the optimizing compiler turns
   // each test into a type check, where a switch first builds the type's name.
   if (typeof value === 'string') return string(value, at)
+  // Any other step writes at most nine bytes (a number) before anything else checks for room.
+  if (at + 9 > bytes.length && !grow(at + 9, at)) return -1
   if (typeof value === 'number') {
     // NaN and ±Infinity are null in JSON; -0 is 0.
     if (value - value === 0) {

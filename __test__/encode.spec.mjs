@@ -355,6 +355,8 @@ test('a malformed call of the raw hot path is a clear error, never a crash or a 
     [1, 3, /key start out of range/],
     [2, bytes.length + 1, /key start out of range/], [2, 3, /malformed agent id/], [2, 5, /malformed agent id/], [2, NaN, /key start out of range/],
     [3, 1, /expected the pieces/], [0, 12345, /.+/], [0, NaN, /.+/],
+    // Only the guard's own handle finds it: not a number near it, nor one past the range of handles.
+    ...[header[0] + 0.5, header[0] + 2 ** 32, -1, 2 ** 52, Infinity].map((handle) => [0, handle, /disposed or belongs to another thread/]),
   ]) {
     const head = [...header]
     head[index] = value

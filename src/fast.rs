@@ -221,10 +221,12 @@ fn length_of(js: Js, value: napi_value, what: &str) -> Result<usize> {
 }
 
 /// A number as a length: a whole, non-negative number.
+#[inline]
 fn whole(value: f64, what: &str) -> Result<usize> {
-    // In range first (NaN is not): the conversion is then exact only for whole numbers.
-    if value >= 0.0 && value <= f64::from(u32::MAX) && f64::from(value as u32) == value {
-        Ok(value as u32 as usize)
+    // `as` saturates (NaN gives 0): it gives back the same number only for a whole one in range.
+    let length = value as u32;
+    if f64::from(length) == value {
+        Ok(length as usize)
     } else {
         Err(out_of_range(what))
     }

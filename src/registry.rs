@@ -71,12 +71,14 @@ pub fn insert(guard: Guard) -> Result<f64, RegistryError> {
 }
 
 /// Splits an id into (generation, index); `None` for anything not an id.
+#[inline]
 fn parse(id: f64) -> Option<(u32, u32)> {
-    if !(id >= 0.0 && id.fract() == 0.0 && id < f64::from(GENERATIONS) * 4_294_967_296.0) {
+    // `as` saturates (NaN gives 0): it gives back the same number only for a whole one in range.
+    let whole = id as i64;
+    if whole as f64 != id || !(0..i64::from(GENERATIONS) << 32).contains(&whole) {
         return None;
     }
-    let id = id as u64;
-    Some(((id >> 32) as u32, id as u32))
+    Some(((whole >> 32) as u32, whole as u32))
 }
 
 /// Runs `f` on the guard with this id.

@@ -360,18 +360,26 @@ pub fn call_key(
 
 /// [`call_key`] as a [`KeyForm`]: an inline form stays where it is, in
 /// `scratch`'s buffer or (already written by the plugin) in `arguments`.
+#[inline]
 pub(crate) fn key_form<'s>(
     tool: &str,
     arguments: Arguments<'s>,
     scratch: &'s mut Scratch,
 ) -> Result<KeyForm<'s>, CanonicalError> {
-    if let Arguments::Form { key, .. } = arguments {
-        return Ok(if key.len() <= INLINE {
-            KeyForm::Inline(key)
-        } else {
-            KeyForm::Digest(*blake3::hash(key).as_bytes())
-        });
+    match arguments {
+        // The plugin's hot path: a short written form is the key as it lies.
+        Arguments::Form { key, .. } if key.len() <= INLINE => Ok(KeyForm::Inline(key)),
+        Arguments::Form { key, .. } => Ok(KeyForm::Digest(*blake3::hash(key).as_bytes())),
+        _ => digest_form(tool, arguments, scratch),
     }
+}
+
+/// [`key_form`] of JSON text or a raw string: written into `scratch` and hashed when long.
+fn digest_form<'s>(
+    tool: &str,
+    arguments: Arguments<'s>,
+    scratch: &'s mut Scratch,
+) -> Result<KeyForm<'s>, CanonicalError> {
     let mut block = std::mem::take(&mut scratch.block);
     let mut digester = Digester {
         hasher: None,

@@ -288,7 +288,9 @@ function write(value, depth, at) {
     const size = value.length
     bytes[at++] = ARRAY
     for (let i = 0; i < size; i++) {
-      const next = write(value[i], depth + 1, at)
+      const item = value[i]
+      // Strings, the most common values, skip the call to `write`.
+      const next = typeof item === 'string' ? string(item, at) : write(item, depth + 1, at)
       if (next >= 0) {
         at = next
       } else if (next === NO_FORM) {
@@ -330,7 +332,7 @@ function write(value, depth, at) {
       at = string(keys[i], at)
       if (at < 0) return -1
     }
-    const next = write(member, depth + 1, at)
+    const next = typeof member === 'string' ? string(member, at) : write(member, depth + 1, at)
     if (next >= 0) {
       at = next
     } else if (next === NO_FORM) {

@@ -242,6 +242,19 @@ function string(text, at) {
   return end
 }
 
+/** Writes a number's form at `at`; returns the position after it, or -1 past the cap. */
+function number(value, at) {
+  if (at + 9 > bytes.length && !grow(at + 9, at)) return -1
+  // NaN and ±Infinity are null in JSON; -0 is 0.
+  if (value - value === 0) {
+    bytes[at] = NUMBER
+    view.setFloat64(at + 1, value === 0 ? 0 : value, true)
+    return at + 9
+  }
+  bytes[at] = NULL
+  return at + 1
+}
+
 /** `undefined`, a function or a symbol: JSON.stringify leaves such members out. */
 function hasNoJsonForm(value) {
   return value === undefined || typeof value === 'function' || typeof value === 'symbol'
@@ -260,18 +273,9 @@ function write(value, depth, at) {
   // `typeof value === '…'` tests, not a switch on `typeof value`: the optimizing compiler turns
   // each test into a type check, where a switch first builds the type's name.
   if (typeof value === 'string') return string(value, at)
-  // Any other step writes at most nine bytes (a number) before anything else checks for room.
-  if (at + 9 > bytes.length && !grow(at + 9, at)) return -1
-  if (typeof value === 'number') {
-    // NaN and ±Infinity are null in JSON; -0 is 0.
-    if (value - value === 0) {
-      bytes[at] = NUMBER
-      view.setFloat64(at + 1, value === 0 ? 0 : value, true)
-      return at + 9
-    }
-    bytes[at] = NULL
-    return at + 1
-  }
+  if (typeof value === 'number') return number(value, at)
+  // Any other step writes one byte (a tag) before anything else checks for room.
+  if (at + 1 > bytes.length && !grow(at + 1, at)) return -1
   if (typeof value === 'boolean') {
     bytes[at] = value ? TRUE : FALSE
     return at + 1
@@ -289,8 +293,9 @@ function write(value, depth, at) {
     bytes[at++] = ARRAY
     for (let i = 0; i < size; i++) {
       const item = value[i]
-      // Strings, the most common values, skip the call to `write`.
-      const next = typeof item === 'string' ? string(item, at) : write(item, depth + 1, at)
+      // Strings and numbers, the most common values, skip the call to `write`.
+      const next =
+        typeof item === 'string' ? string(item, at) : typeof item === 'number' ? number(item, at) : write(item, depth + 1, at)
       if (next >= 0) {
         at = next
       } else if (next === NO_FORM) {
@@ -332,7 +337,9 @@ function write(value, depth, at) {
       at = string(keys[i], at)
       if (at < 0) return -1
     }
-    const next = typeof member === 'string' ? string(member, at) : write(member, depth + 1, at)
+    // As for array items.
+    const next =
+      typeof member === 'string' ? string(member, at) : typeof member === 'number' ? number(member, at) : write(member, depth + 1, at)
     if (next >= 0) {
       at = next
     } else if (next === NO_FORM) {

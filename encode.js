@@ -260,6 +260,16 @@ function hasNoJsonForm(value) {
   return value === undefined || typeof value === 'function' || typeof value === 'symbol'
 }
 
+/**
+ * `write` for an array item or an object member: strings and numbers, the most common values, skip
+ * the call to `write` (this one is small enough to be inlined where it is called).
+ */
+function writeItem(value, depth, at) {
+  if (typeof value === 'string') return string(value, at)
+  if (typeof value === 'number') return number(value, at)
+  return write(value, depth, at)
+}
+
 // What `write` returns for a value JSON has no form for (`undefined`, a function, a symbol): the
 // caller leaves it out, or writes `null` for it in an array. Less than 0, as for the class path.
 const NO_FORM = -2
@@ -292,10 +302,7 @@ function write(value, depth, at) {
     const size = value.length
     bytes[at++] = ARRAY
     for (let i = 0; i < size; i++) {
-      const item = value[i]
-      // Strings and numbers, the most common values, skip the call to `write`.
-      const next =
-        typeof item === 'string' ? string(item, at) : typeof item === 'number' ? number(item, at) : write(item, depth + 1, at)
+      const next = writeItem(value[i], depth + 1, at)
       if (next >= 0) {
         at = next
       } else if (next === NO_FORM) {
@@ -337,9 +344,7 @@ function write(value, depth, at) {
       at = string(keys[i], at)
       if (at < 0) return -1
     }
-    // As for array items.
-    const next =
-      typeof member === 'string' ? string(member, at) : typeof member === 'number' ? number(member, at) : write(member, depth + 1, at)
+    const next = writeItem(member, depth + 1, at)
     if (next >= 0) {
       at = next
     } else if (next === NO_FORM) {

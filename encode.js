@@ -260,30 +260,27 @@ function hasNoJsonForm(value) {
   return value === undefined || typeof value === 'function' || typeof value === 'symbol'
 }
 
-/**
- * `write` for an array item or an object member: strings and numbers, the most common values, skip
- * the call to `write` (this one is small enough to be inlined where it is called).
- */
-function writeItem(value, depth, at) {
-  if (typeof value === 'string') return string(value, at)
-  if (typeof value === 'number') return number(value, at)
-  return write(value, depth, at)
-}
-
 // What `write` returns for a value JSON has no form for (`undefined`, a function, a symbol): the
 // caller leaves it out, or writes `null` for it in an array. Less than 0, as for the class path.
 const NO_FORM = -2
 
 /**
  * Writes `value`'s form in canonical order at `at` and returns the position after it; NO_FORM when
- * JSON has no form for it, -1 when it is not plain parsed JSON. Recursive: the depth is capped at
- * MAX_DEPTH, and a stack overflow before that is caught by `encode`.
+ * JSON has no form for it, -1 when it is not plain parsed JSON. Recursive (through `writeOther`):
+ * the depth is capped at MAX_DEPTH, and a stack overflow before that is caught by `encode`.
  */
 function write(value, depth, at) {
-  // `typeof value === '…'` tests, not a switch on `typeof value`: the optimizing compiler turns
-  // each test into a type check, where a switch first builds the type's name.
+  // Strings and numbers, the most common values, in a function small enough to be inlined into
+  // the loops below, which then skip a call for them. `typeof value === '…'` tests, not a switch
+  // on `typeof value`: the optimizing compiler turns each test into a type check, where a switch
+  // first builds the type's name.
   if (typeof value === 'string') return string(value, at)
   if (typeof value === 'number') return number(value, at)
+  return writeOther(value, depth, at)
+}
+
+/** `write` for anything but a string or a number. */
+function writeOther(value, depth, at) {
   // Any other step writes one byte (a tag) before anything else checks for room.
   if (at + 1 > bytes.length && !grow(at + 1, at)) return -1
   if (typeof value === 'boolean') {
@@ -302,7 +299,7 @@ function write(value, depth, at) {
     const size = value.length
     bytes[at++] = ARRAY
     for (let i = 0; i < size; i++) {
-      const next = writeItem(value[i], depth + 1, at)
+      const next = write(value[i], depth + 1, at)
       if (next >= 0) {
         at = next
       } else if (next === NO_FORM) {
@@ -344,7 +341,7 @@ function write(value, depth, at) {
       at = string(keys[i], at)
       if (at < 0) return -1
     }
-    const next = writeItem(member, depth + 1, at)
+    const next = write(member, depth + 1, at)
     if (next >= 0) {
       at = next
     } else if (next === NO_FORM) {

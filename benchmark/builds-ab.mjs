@@ -4,7 +4,8 @@
 // native side as well as encode.js, where encode-ab.mjs sees only the walk. Each directory needs
 // its index.js, native.cjs and built binary (`npm run build`) and a node_modules beside it (a
 // symlink to this one will do). Prints, per case, each side's median ns and the median over the
-// rounds of the reference's time divided by that side's. Not part of npm run bench.
+// rounds of the reference's time divided by that side's; with two or more builds, also each later
+// build's time over the first's, round by round. Not part of npm run bench.
 //   node --expose-gc benchmark/builds-ab.mjs <dir> [<dir> ...]      (BUILDS_CASES=100 for one case)
 import * as reference from '@deepseek-ai/dsh-repeat-tool-reminder'
 import { resolve } from 'node:path'
@@ -47,4 +48,9 @@ for (const { name, args } of cases.filter((c) => !ONLY || ONLY.some((word) => c.
   }
   const sides = names.map((side, i) => `${side} ${median(times[i]).toFixed(0)} ns` + (i ? ` (${median(ratios[i]).toFixed(2)}×)` : ''))
   console.log(`${name}: ${sides.join(', ')}`)
+  // Each later build against the first, round by round: a change to compare directly.
+  for (let i = 2; i < listeners.length; i++) {
+    const against = times[i].map((ns, round) => ns / times[1][round])
+    console.log(`  ${names[i]} / ${names[1]}: median ${median(against).toFixed(3)} of the rounds' time ratios`)
+  }
 }

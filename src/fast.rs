@@ -23,7 +23,7 @@ use std::ptr;
 use napi::bindgen_prelude::ToNapiValue;
 use napi::sys::{self, napi_callback_info, napi_env, napi_value};
 use napi::{Error, Result, Status};
-use repeat_tool_guard_core::form::{push_string, read_string, NARROW, TOOL};
+use repeat_tool_guard_core::form::{push_string, read_string, same, NARROW, TOOL};
 use repeat_tool_guard_core::Arguments;
 
 use crate::js::{ErrorClass, Js};
@@ -63,7 +63,10 @@ impl Prefix {
     fn read(&mut self, bytes: &[u8], key_start: usize) -> Result<(&str, &str, usize)> {
         let known = &self.form[..];
         // The form is prefix-free: bytes that start with a whole string's form hold that string.
-        if known.is_empty() || key_start != self.key_start || !bytes.starts_with(known) {
+        let starts_with_known = bytes
+            .get(..known.len())
+            .is_some_and(|head| same(head, known));
+        if known.is_empty() || key_start != self.key_start || !starts_with_known {
             self.parse(bytes, key_start)?;
         }
         Ok((&self.agent, &self.tool, self.form.len() - key_start))
@@ -232,6 +235,7 @@ fn whole(value: f64, what: &str) -> Result<usize> {
     }
 }
 
+#[cold]
 fn out_of_range(what: &str) -> Error {
     Error::new(
         Status::InvalidArg,
@@ -239,6 +243,7 @@ fn out_of_range(what: &str) -> Error {
     )
 }
 
+#[cold]
 fn malformed(what: &str) -> Error {
     Error::new(
         Status::InvalidArg,
@@ -380,6 +385,7 @@ impl Call<'_> {
     }
 }
 
+#[cold]
 fn busy() -> Error {
     Error::new(Status::GenericFailure, "repeat-tool-guard: busy".to_owned())
 }

@@ -8,6 +8,7 @@ use rustc_hash::FxBuildHasher;
 
 use crate::cycles::{CycleConfig, CycleHit, CycleTracker};
 use crate::digest::{CallKey, KeyForm};
+use crate::form::same;
 
 #[derive(Debug, Clone)]
 struct Chain {
@@ -15,6 +16,17 @@ struct Chain {
     run: u64,
     /// `None` unless [`Chains::advance_extended`] was used (an opt-in feature is on).
     extra: Option<Box<Extra>>,
+}
+
+impl Chain {
+    /// A chain before its first call: a run of 0, whatever its key.
+    fn new() -> Self {
+        Chain {
+            key: CallKey::from(&KeyForm::Inline(&[])),
+            run: 0,
+            extra: None,
+        }
+    }
 }
 
 /// What the opt-in features keep per agent; bounded, never argument text.
@@ -43,6 +55,10 @@ pub struct Chains {
     /// It is not flood-resistant, but agent ids come from the host harness, not
     /// from model output or other untrusted input, so nobody picks colliding ids.
     by_agent: HashMap<String, Chain, FxBuildHasher>,
+    /// The chain of the agent that called last, kept out of `by_agent`: most
+    /// calls come from the same agent as the one before, and then find their
+    /// chain without hashing the id or probing the map.
+    last: Option<(String, Chain)>,
 }
 
 impl Chains {
@@ -54,24 +70,31 @@ impl Chains {
     /// [`Chains::advance`] for a key not yet built: compared with the chain's
     /// key in place, and copied into it only when it differs.
     pub(crate) fn advance_form(&mut self, agent: &str, form: &KeyForm<'_>) -> u64 {
-        if let Some(chain) = self.by_agent.get_mut(agent) {
-            if chain.key.is(form) {
-                chain.run = chain.run.saturating_add(1);
-            } else {
-                chain.run = 1;
-                chain.key.set(form);
-            }
-            return chain.run;
+        let chain = self.chain_of(agent);
+        if chain.run > 0 && chain.key.is(form) {
+            chain.run = chain.run.saturating_add(1);
+        } else {
+            chain.run = 1;
+            chain.key.set(form);
         }
-        self.by_agent.insert(
-            agent.to_owned(),
-            Chain {
-                key: CallKey::from(form),
-                run: 1,
-                extra: None,
-            },
-        );
-        1
+        chain.run
+    }
+
+    /// The agent's chain, made the last one (a new agent's with a run of 0).
+    /// The chain it replaces as the last goes back into the map.
+    fn chain_of(&mut self, agent: &str) -> &mut Chain {
+        let is_last = matches!(&self.last, Some((id, _)) if same(id.as_bytes(), agent.as_bytes()));
+        if !is_last {
+            let found = self.by_agent.remove_entry(agent);
+            let entry = found.unwrap_or_else(|| (agent.to_owned(), Chain::new()));
+            if let Some((id, chain)) = self.last.replace(entry) {
+                self.by_agent.insert(id, chain);
+            }
+        }
+        let (_, chain) = self
+            .last
+            .get_or_insert_with(|| (agent.to_owned(), Chain::new()));
+        chain
     }
 
     /// [`Chains::advance`] with the opt-in features: the run grows only while
@@ -86,23 +109,13 @@ impl Chains {
             tool,
             cycles,
         } = step;
-        let chain = match self.by_agent.get_mut(agent) {
-            Some(chain) => {
-                let extra = chain.extra.get_or_insert_with(Default::default);
-                chain.run = if chain.key == key && extra.result == result {
-                    chain.run.saturating_add(1)
-                } else {
-                    1
-                };
-                chain
-            }
-            None => self.by_agent.entry(agent.to_owned()).or_insert(Chain {
-                key: key.clone(),
-                run: 1,
-                extra: None,
-            }),
-        };
+        let chain = self.chain_of(agent);
         let extra = chain.extra.get_or_insert_with(Default::default);
+        chain.run = if chain.run > 0 && chain.key == key && extra.result == result {
+            chain.run.saturating_add(1)
+        } else {
+            1
+        };
         extra.result = result;
         let hit = cycles.and_then(|config| {
             extra
@@ -116,6 +129,9 @@ impl Chains {
 
     /// Drops an agent's chain; its next tracked call starts a new run.
     pub fn forget(&mut self, agent: &str) {
+        if matches!(&self.last, Some((id, _)) if id == agent) {
+            self.last = None;
+        }
         self.by_agent.remove(agent);
         // Give memory back after a burst of agents (a million agents come and go).
         if self.by_agent.capacity() > 64 && self.by_agent.len() < self.by_agent.capacity() / 4 {
@@ -124,11 +140,11 @@ impl Chains {
     }
 
     pub fn len(&self) -> usize {
-        self.by_agent.len()
+        self.by_agent.len() + usize::from(self.last.is_some())
     }
 
     pub fn is_empty(&self) -> bool {
-        self.by_agent.is_empty()
+        self.len() == 0
     }
 }
 
@@ -154,6 +170,33 @@ mod tests {
         assert_eq!(chains.len(), 1);
         chains.forget("unknown");
         assert_eq!(chains.advance("y", a), 1);
+    }
+
+    #[test]
+    fn the_last_agents_chain_hands_over() {
+        let mut chains = Chains::default();
+        let (a, b) = (key("t", "1"), key("t", "2"));
+        // Agents taking turns, each run kept while another agent's chain is the last one.
+        for round in 1..=3 {
+            for agent in ["x", "y", "z"] {
+                assert_eq!(chains.advance(agent, a), round, "{agent}");
+            }
+        }
+        assert_eq!(chains.len(), 3);
+        assert_eq!(chains.advance("y", b), 1, "a new key restarts the run");
+        // Forgetting the last agent, and one in the map.
+        chains.forget("y");
+        assert_eq!(chains.len(), 2);
+        assert_eq!(chains.advance("y", b), 1);
+        chains.forget("x");
+        assert_eq!(chains.advance("z", a), 4);
+        assert_eq!(chains.advance("x", a), 1);
+        assert_eq!(chains.len(), 3);
+        for agent in ["x", "y", "z"] {
+            chains.forget(agent);
+        }
+        assert!(chains.is_empty());
+        assert_eq!(chains.advance("z", a), 1);
     }
 
     fn step<'a>(

@@ -15,7 +15,7 @@
 //! the digester here writes it from JSON text.
 
 use crate::canonical::{Arguments, CanonicalError};
-use crate::form::{ARRAY, END, FALSE, NARROW, NULL, NUMBER, OBJECT, TOOL, TRUE, WIDE};
+use crate::form::{same, ARRAY, END, FALSE, NARROW, NULL, NUMBER, OBJECT, TOOL, TRUE, WIDE};
 use crate::tape::{decode_json_string, visit, Key, Scalar, Scratch, Str, Visitor};
 
 /// Binary forms up to this many bytes are the key themselves.
@@ -59,7 +59,11 @@ impl CallKey {
     /// without building it (both are zero past their meaningful bytes).
     pub(crate) fn is(&self, form: &KeyForm<'_>) -> bool {
         let (len, bytes) = form.parts();
-        self.len == len && self.bytes.get(..bytes.len()) == Some(bytes)
+        self.len == len
+            && self
+                .bytes
+                .get(..bytes.len())
+                .is_some_and(|held| same(held, bytes))
     }
 
     /// Makes this the key `form` stands for, in place.

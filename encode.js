@@ -33,13 +33,15 @@ const KEEP_BYTES = 1 << 19
 // The buffer starts with a header of numbers that brings Rust everything else it needs: the
 // guard's handle, the bytes written after the header, where among them the key form starts (after
 // the agent id), how many long strings `pieces` holds, and where in the key form the tool result's
-// form starts (for sameResultOnly; 0 when there is none).
+// form starts (for sameResultOnly; 0 when there is none). The last is Rust's: 1 while the buffer
+// is the binding's current call memory (src/memory.rs), which `__observeMemory()` reads unasked.
 const HANDLE = 0
 const LENGTH = 1
 const KEY_START = 2
 const PIECES = 3
 const RESULT_START = 4
-export const HEADER = 5
+const CURRENT = 5
+export const HEADER = 6
 
 const objectPrototype = Object.prototype
 // JSON.rawJSON objects (Node 22) are null-prototype objects that JSON.stringify prints raw.
@@ -62,9 +64,33 @@ let prefixAgentId = null
 let prefixTool = null
 let prefixLength = 0
 
+// Makes a buffer of the given size in the binding's call memory (`useMemory`); undefined: none.
+let callMemory = () => undefined
+
+/**
+ * Has `create(byteLength)` (the binding's `__callMemory`) make the buffers from now on, where it
+ * returns one: memory the binding reads without being handed it (`inMemory`).
+ */
+export function useMemory(create) {
+  callMemory = create
+  prefixAgentId = prefixTool = null
+  allocate(INITIAL_BYTES)
+}
+
+/** Whether the last encoding lies in the binding's current call memory, with no pieces: `__observeMemory()` reads it. */
+export function inMemory() {
+  return header[CURRENT] === 1 && encoded.pieces === null
+}
+
 /** Puts the views in one new buffer with room for `capacity` bytes, keeping what is written. */
 function allocate(capacity, kept = 0) {
-  const memory = new ArrayBuffer(HEADER * 8 + capacity)
+  let memory
+  try {
+    memory = callMemory(HEADER * 8 + capacity)
+  } catch {
+    // The binding could not: a buffer of our own serves as well, handed over with each call.
+  }
+  memory ??= new ArrayBuffer(HEADER * 8 + capacity)
   const nextBytes = new Uint8Array(memory, HEADER * 8, capacity)
   if (bytes !== undefined) nextBytes.set(bytes.subarray(0, kept))
   header = encoded.header = new Float64Array(memory, 0, HEADER)
@@ -432,7 +458,13 @@ export function encode(value, agentId = '', tool = '', handle = 0, withResult = 
     encoded.pieces = pieces
     return true
   } catch {
-    // A stack overflow on a deep value (or a throwing proxy): the class path decides.
+    // A stack overflow on a deep value (or a throwing proxy): the class path decides. A buffer
+    // detached behind our back (ArrayBuffer.prototype.transfer) is replaced for the next call.
+    if (bytes.length === 0) {
+      bytes = undefined
+      prefixAgentId = prefixTool = null
+      allocate(INITIAL_BYTES)
+    }
     return false
   } finally {
     pieces = null

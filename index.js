@@ -5,10 +5,14 @@ import { createRequire } from 'node:module'
 import Schema from '@deepseek-ai/schemastery'
 import { createUserMessage } from '@deepseek-ai/dsh-llm'
 
-import { encode, encoded, release } from './encode.js'
+import { encode, encoded, inMemory, release, useMemory } from './encode.js'
 
 const require = createRequire(import.meta.url)
 const binding = require('./native.cjs')
+
+// The buffer encode.js writes calls into is the binding's own memory, where it can: then a call
+// that fits in it needs not be handed over.
+useMemory(binding.__callMemory)
 
 export const { RepeatToolGuard, canonicalize, __napiBindingTarget } = binding
 
@@ -84,7 +88,7 @@ export function apply(ctx, config) {
         return sameResultOnly ? guard.observe(id, tool, exec.arguments, result) : guard.observe(id, tool, exec.arguments)
       }
       try {
-        return binding.__observeEncoded(encoded.memory, encoded.pieces)
+        return inMemory() ? binding.__observeMemory() : binding.__observeEncoded(encoded.memory, encoded.pieces)
       } finally {
         release()
       }

@@ -3,8 +3,11 @@
 // out what JSON leaves out, and Rust must accept exactly that. Runs on Node 20 and 22.
 import test from 'ava'
 import { createRequire } from 'node:module'
+import { Worker } from 'node:worker_threads'
+import * as plugin from '../index.js'
 import { RepeatToolGuard, canonicalize } from '../index.js'
-import { HEADER, encode, encoded, release } from '../encode.js'
+import { HEADER, encode, encoded, inMemory, release, useMemory } from '../encode.js'
+import { listenersOf } from '../harness/listeners.mjs'
 import { randomJson, rng } from './oracle.mjs'
 
 const binding = createRequire(import.meta.url)('../native.cjs')
@@ -273,6 +276,115 @@ test('calls of a few agents and tools in any order count on the fast path as on 
     if (slow) reminders++
   }
   t.true(reminders > 100)
+})
+
+test.serial('a call in the call memory is read where it lies; a second copy of encode.js takes the memory over, and the first hands its own buffer over', async (t) => {
+  // A test runner's isolated module graph: another encode.js in the same thread, same binding.
+  const second = await import('../encode.js?second-copy')
+  second.useMemory(binding.__callMemory)
+  const copies = [{ encode, encoded, release, inMemory, useMemory }, second]
+  t.true(second.encode({ q: 1 }, 'a', 'x') && second.inMemory())
+  second.release()
+  t.true(encode({ q: 1 }, 'a', 'x') && !inMemory(), 'the first copy no longer writes into the current memory')
+  release()
+  const next = rng(12)
+  const fastGuard = new RepeatToolGuard({ thresholds: [2, 3, 5] })
+  const classGuard = new RepeatToolGuard({ thresholds: [2, 3, 5] })
+  const pick = (list) => list[Math.floor(next() * list.length)]
+  // Some arguments with a long string, which goes to `pieces` and so is handed over.
+  const argsList = [{ q: 1 }, { q: [2] }, { q: 'x'.repeat(200) }]
+  let call = ['a', 'x', argsList[0]]
+  const paths = { read: 0, handed: 0 }
+  let reminders = 0
+  for (let i = 0; i < 3000; i++) {
+    if (next() < 0.4) call = [pick(['a', 'agent-1', 'é']), pick(['x', 'gx']), pick(argsList)]
+    const [agent, tool, args] = call
+    const copy = pick(copies)
+    t.true(copy.encode(args, agent, tool, fastGuard.__handle()))
+    const fast = copy.inMemory() ? (paths.read++, binding.__observeMemory()) : (paths.handed++, binding.__observeEncoded(copy.encoded.memory, copy.encoded.pieces))
+    copy.release()
+    // Now and then a copy makes new memory (as growing does) and takes it over.
+    if (next() < 0.02) copy.useMemory(binding.__callMemory)
+    const slow = classGuard.observe(agent, tool, args)
+    t.deepEqual(fast ?? null, slow, `call ${i}: ${JSON.stringify(call).slice(0, 60)}`)
+    if (slow) reminders++
+  }
+  t.true(paths.read > 500 && paths.handed > 500 && reminders > 100, JSON.stringify({ ...paths, reminders }))
+  useMemory(binding.__callMemory)
+})
+
+test.serial('without call memory from the binding (a runtime without external buffers), encode.js uses buffers of its own and the plugin counts as before', async (t) => {
+  const copy = await import('../encode.js?without-memory')
+  const guard = new RepeatToolGuard({ thresholds: [3] })
+  for (const create of [() => undefined, () => { throw new Error('external buffers are not allowed') }]) {
+    copy.useMemory(create)
+    const counts = []
+    for (let i = 0; i < 3; i++) {
+      t.true(copy.encode({ q: 1 }, String(create), 't', guard.__handle()))
+      t.false(copy.inMemory())
+      counts.push(binding.__observeEncoded(copy.encoded.memory, copy.encoded.pieces)?.count)
+      copy.release()
+    }
+    t.deepEqual(counts, [undefined, undefined, 3])
+  }
+  // The plugin itself, with its encode.js on buffers of its own.
+  useMemory(() => undefined)
+  try {
+    const listener = listenersOf(plugin, { thresholds: [3] })['tools/post-execute']
+    const agent = { id: 'fallback' }
+    const reminded = []
+    for (let i = 0; i < 4; i++) {
+      const decision = await listener({ name: 'grep', agent, arguments: { q: 1 } }, {}, () => Promise.resolve({ kind: 'accept' }))
+      reminded.push(decision.additionalContexts?.length ?? 0)
+    }
+    t.deepEqual(reminded, [0, 0, 1, 0])
+  } finally {
+    useMemory(binding.__callMemory)
+  }
+})
+
+test.serial('the call memory read unasked: a bad header is a clear error, a bad size is refused, and a thread without call memory says so', async (t) => {
+  const guard = new RepeatToolGuard({})
+  useMemory(binding.__callMemory)
+  for (const [index, value, message] of [
+    [1, 1e9, /form length out of range/], [1, -1, /form length out of range/], [2, 3, /malformed agent id/], [2, 1e9, /key start out of range/],
+    [0, 12345, /disposed or belongs to another thread/], [0, NaN, /disposed or belongs to another thread/], [3, 1, /not as many as the header says/], [4, 0.5, /result start out of range/],
+  ]) {
+    t.true(encode({ q: 1 }, 'ag', 'tool', guard.__handle()) && inMemory())
+    encoded.header[index] = value
+    t.throws(() => binding.__observeMemory(), { message }, `header[${index}] = ${value}`)
+    release()
+  }
+  t.true(encode({ q: 1 }, 'ag', 'tool', guard.__handle()) && inMemory())
+  t.is(binding.__observeMemory(), undefined, 'the memory still serves after the errors')
+  release()
+  for (const size of [-1, 0, HEADER * 8 - 1, 0.5, 2 ** 40, NaN]) t.throws(() => binding.__callMemory(size), { message: /memory size out of range/ }, String(size))
+  t.throws(() => binding.__callMemory('4096'), { message: /number/ })
+  t.throws(() => binding.__callMemory(), { message: /takes the byte length/ })
+  // Memory nobody writes into took over: this encode.js hands its buffer over, until it makes new memory.
+  t.true(binding.__callMemory(HEADER * 8) instanceof ArrayBuffer)
+  t.true(encode({ q: 1 }, 'ag', 'tool', guard.__handle()) && !inMemory())
+  release()
+  useMemory(binding.__callMemory)
+  // A buffer detached behind its back (Node 22's ArrayBuffer.prototype.transfer) fails one call
+  // over to the class path, then is replaced.
+  if (ArrayBuffer.prototype.transfer) {
+    encoded.memory.transfer()
+    t.false(encode({ q: 1 }, 'ag', 'tool', guard.__handle()))
+    t.true(encode({ q: 1 }, 'ag', 'tool', guard.__handle()) && inMemory())
+    t.is(binding.__observeMemory(), undefined)
+    release()
+  }
+  // Each worker thread has its own call memory: none until its encode.js asks for one.
+  const native = createRequire(import.meta.url).resolve('../native.cjs')
+  const worker = new Worker(`
+    const { parentPort } = require('node:worker_threads')
+    const binding = require(${JSON.stringify(native)})
+    try { binding.__observeMemory(); parentPort.postMessage('no error') } catch (error) { parentPort.postMessage(error.message) }
+  `, { eval: true })
+  const message = await new Promise((resolve, reject) => worker.once('message', resolve).once('error', reject))
+  await worker.terminate()
+  t.regex(message, /no call memory/)
 })
 
 test('agent ids and tool names of every kind key a call as the class path does', (t) => {

@@ -14,8 +14,10 @@
 //! is borrowed, and one Node-API call finds it; without pieces no string is
 //! read at all, and the key form is compared or hashed where it lies. Its
 //! arguments are read back, and checked, only when the detailed reminder
-//! quotes them. It returns the reminder, or `undefined`. It is internal: the
-//! public API is `RepeatToolGuard`.
+//! quotes them. It returns the reminder, or `undefined`. `__observeMemory()`
+//! does the same for a call without pieces written into the thread's call
+//! memory (`crate::memory`), which it finds without asking Node-API. Both are
+//! internal: the public API is `RepeatToolGuard`.
 
 use std::cell::RefCell;
 use std::ptr;
@@ -101,7 +103,13 @@ const KEEP_BYTES: usize = 1 << 23;
 
 pub unsafe extern "C" fn observe_encoded(env: napi_env, info: napi_callback_info) -> napi_value {
     let js = Js { env };
-    match observe(js, info) {
+    answer(js, observe(js, info))
+}
+
+/// What a hot-path function returns to JavaScript: the value, or `undefined`
+/// with the error thrown.
+pub(crate) fn answer(js: Js, result: Result<napi_value>) -> napi_value {
+    match result {
         Ok(value) => value,
         Err(error) => {
             if error.status != Status::PendingException {
@@ -115,10 +123,15 @@ pub unsafe extern "C" fn observe_encoded(env: napi_env, info: napi_callback_info
 /// The buffer (its data pointer and length) and a copy of its header.
 fn read_header(js: Js, memory: napi_value) -> Result<(*const u8, usize, [f64; HEADER])> {
     let (data, byte_length) = js.array_buffer(memory)?;
-    let header = view::<f64>(data, byte_length, 0, HEADER)
+    Ok((data, byte_length, header_of(data, byte_length)?))
+}
+
+/// A copy of the header of the buffer at `data`.
+fn header_of(data: *const u8, byte_length: usize) -> Result<[f64; HEADER]> {
+    view::<f64>(data, byte_length, 0, HEADER)
         .and_then(|header| header.first_chunk::<HEADER>())
-        .ok_or_else(|| out_of_range("header"))?;
-    Ok((data, byte_length, *header))
+        .copied()
+        .ok_or_else(|| out_of_range("header"))
 }
 
 /// The long strings of `pieces` (`[offset, string, …]`), read before the
@@ -211,8 +224,11 @@ fn view<T>(
 
 /// Numbers at the head of the buffer: handle, bytes written after the
 /// header, where among them the key form starts, number of pieces, where in
-/// the key form the tool result's form starts (0: no result).
-const HEADER: usize = 5;
+/// the key form the tool result's form starts (0: no result), and whether
+/// this is the thread's current call memory (1; `crate::memory` writes it).
+pub(crate) const HEADER: usize = 6;
+/// Where in the header the current-memory flag is.
+pub(crate) const CURRENT: usize = 5;
 /// Where in the header the number of pieces is.
 const PIECE_COUNT: usize = 3;
 /// Where the bytes start.
@@ -225,7 +241,7 @@ fn length_of(js: Js, value: napi_value, what: &str) -> Result<usize> {
 
 /// A number as a length: a whole, non-negative number.
 #[inline]
-fn whole(value: f64, what: &str) -> Result<usize> {
+pub(crate) fn whole(value: f64, what: &str) -> Result<usize> {
     // `as` saturates (NaN gives 0): it gives back the same number only for a whole one in range.
     let length = value as u32;
     if f64::from(length) == value {
@@ -251,10 +267,14 @@ fn malformed(what: &str) -> Error {
     )
 }
 
-fn observe(js: Js, info: napi_callback_info) -> Result<napi_value> {
-    const ARGS: usize = 2;
-    let mut argc = ARGS;
-    let mut argv = [ptr::null_mut(); ARGS];
+/// The call's `N` arguments, or an error saying what they should be.
+pub(crate) fn read_args<const N: usize>(
+    js: Js,
+    info: napi_callback_info,
+    expected: &str,
+) -> Result<[napi_value; N]> {
+    let mut argc = N;
+    let mut argv = [ptr::null_mut(); N];
     let status = unsafe {
         sys::napi_get_cb_info(
             js.env,
@@ -265,13 +285,17 @@ fn observe(js: Js, info: napi_callback_info) -> Result<napi_value> {
             ptr::null_mut(),
         )
     };
-    if status != sys::Status::napi_ok || argc < ARGS {
+    if status != sys::Status::napi_ok || argc < N {
         return Err(Error::new(
             Status::InvalidArg,
-            "repeat-tool-guard: __observeEncoded takes 2 arguments".to_owned(),
+            format!("repeat-tool-guard: {expected}"),
         ));
     }
-    let [memory, pieces] = argv;
+    Ok(argv)
+}
+
+fn observe(js: Js, info: napi_callback_info) -> Result<napi_value> {
+    let [memory, pieces] = read_args::<2>(js, info, "__observeEncoded takes 2 arguments")?;
     let (mut data, mut byte_length, mut header) = read_header(js, memory)?;
     let pieces = if header[PIECE_COUNT] == 0.0 {
         Vec::new()
@@ -281,8 +305,37 @@ fn observe(js: Js, info: napi_callback_info) -> Result<napi_value> {
         (data, byte_length, header) = read_header(js, memory)?;
         pieces
     };
+    observe_call(js, (data, byte_length), header, &pieces)
+}
+
+/// `__observeMemory()`: [`observe_encoded`] for a call without pieces that
+/// lies in the thread's current call memory (`crate::memory`).
+pub unsafe extern "C" fn observe_memory(env: napi_env, _info: napi_callback_info) -> napi_value {
+    let js = Js { env };
+    let observed = registry::memory()
+        .ok_or_else(|| {
+            Error::new(
+                Status::GenericFailure,
+                "repeat-tool-guard: no call memory".to_owned(),
+            )
+        })
+        .and_then(|(data, byte_length)| {
+            let header = header_of(data, byte_length)?;
+            observe_call(js, (data, byte_length), header, &[])
+        });
+    answer(js, observed)
+}
+
+/// Observes the call in the buffer at `data` (`byte_length` bytes, `header`
+/// read from it) with its `pieces` read already; returns the reminder or `undefined`.
+fn observe_call(
+    js: Js,
+    (data, byte_length): (*const u8, usize),
+    header: [f64; HEADER],
+    pieces: &[(usize, napi_value)],
+) -> Result<napi_value> {
     // Borrowed from here on: no JavaScript runs until the call returns (see `Js::array_buffer`).
-    let [handle, length, key_start, piece_count, result_at] = header;
+    let [handle, length, key_start, piece_count, result_at, _] = header;
     let bytes = view::<u8>(data, byte_length, BYTES, whole(length, "form length")?)
         .ok_or_else(|| out_of_range("form length"))?;
     if whole(piece_count, "piece count")? != pieces.len() {
@@ -310,7 +363,7 @@ fn observe(js: Js, info: napi_callback_info) -> Result<napi_value> {
                 Ok((_, end)) => end,
                 Err(_) => key.len(),
             };
-            let spliced = splice(js, key, (start, call.result_at), &pieces, form, units)?;
+            let spliced = splice(js, key, (start, call.result_at), pieces, form, units)?;
             let observed = call.observe(js, spliced);
             if form.capacity() > KEEP_BYTES {
                 *form = Vec::new();

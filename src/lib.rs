@@ -5,6 +5,7 @@ mod arguments;
 mod deep_json;
 mod fast;
 mod js;
+mod memory;
 mod registry;
 mod result;
 
@@ -315,33 +316,45 @@ impl RepeatToolGuard {
     }
 }
 
-/// Registers the raw hot-path function next to the generated exports.
+/// Registers the raw hot-path functions next to the generated exports.
 #[napi(module_exports)]
 pub fn register_hot_path(exports: Object, env: Env) -> Result<()> {
     let js = Js { env: env.raw() };
+    export_function(js, &exports, c"__observeEncoded", fast::observe_encoded)?;
+    export_function(js, &exports, c"__observeMemory", fast::observe_memory)?;
+    export_function(js, &exports, c"__callMemory", memory::create)
+}
+
+fn export_function(
+    js: Js,
+    exports: &Object,
+    name: &std::ffi::CStr,
+    callback: unsafe extern "C" fn(sys::napi_env, sys::napi_callback_info) -> napi_value,
+) -> Result<()> {
     let mut function = std::ptr::null_mut();
-    let name = c"__observeEncoded";
     let status = unsafe {
         sys::napi_create_function(
             js.env,
             name.as_ptr(),
             name.count_bytes() as isize,
-            Some(fast::observe_encoded),
+            Some(callback),
             std::ptr::null_mut(),
             &mut function,
         )
     };
     if status != sys::Status::napi_ok {
-        return Err(napi::Error::from_reason(
-            "repeat-tool-guard: could not create __observeEncoded",
-        ));
+        return Err(napi::Error::from_reason(format!(
+            "repeat-tool-guard: could not create {}",
+            name.to_string_lossy()
+        )));
     }
     let status =
         unsafe { sys::napi_set_named_property(js.env, exports.raw(), name.as_ptr(), function) };
     if status != sys::Status::napi_ok {
-        return Err(napi::Error::from_reason(
-            "repeat-tool-guard: could not export __observeEncoded",
-        ));
+        return Err(napi::Error::from_reason(format!(
+            "repeat-tool-guard: could not export {}",
+            name.to_string_lossy()
+        )));
     }
     Ok(())
 }

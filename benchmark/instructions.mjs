@@ -1,13 +1,18 @@
 // Instructions per call of the native hot path alone (one ~100 B call's encoding observed over and
-// over through __observeEncoded), for counting under valgrind: the difference between two call
-// counts, divided, leaves out start-up. `benchmark/instructions.sh [dir]` prints it for this tree
-// or for another built checkout. Not part of npm run bench (valgrind is slow).
+// over as the plugin observes it: through __observeMemory, from the binding's call memory, or in a
+// checkout from before it through __observeEncoded; INSTRUCTIONS_PATH=encoded picks the second in
+// any), for counting under valgrind: the difference between two call counts, divided, leaves out
+// start-up. `benchmark/instructions.sh [dir]` prints it for this tree or for another built
+// checkout. Not part of npm run bench (valgrind is slow).
 import { createRequire } from 'node:module'
 import { pathToFileURL } from 'node:url'
 import { SMALL } from './cases.mjs'
 const [dir, calls] = [process.argv[2], Number(process.argv[3])]
-const { encode, encoded } = await import(pathToFileURL(`${dir}/encode.js`).href)
+const { encode, encoded, useMemory } = await import(pathToFileURL(`${dir}/encode.js`).href)
 const binding = createRequire(`${dir}/`)('./native.cjs')
+const inMemory = useMemory !== undefined && process.env.INSTRUCTIONS_PATH !== 'encoded'
+if (inMemory) useMemory(binding.__callMemory)
 const guard = new binding.RepeatToolGuard({})
 encode(JSON.parse(JSON.stringify(SMALL)), 'agent-1', 'grep', guard.__handle())
-for (let i = 0; i < calls; i++) binding.__observeEncoded(encoded.memory, encoded.pieces)
+if (inMemory) for (let i = 0; i < calls; i++) binding.__observeMemory()
+else for (let i = 0; i < calls; i++) binding.__observeEncoded(encoded.memory, encoded.pieces)

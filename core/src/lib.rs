@@ -50,17 +50,21 @@ pub struct Guard {
 fn tier_at(thresholds: &[f64], repeat_every: Option<f64>, run: u64) -> Option<Tier> {
     // Exact for every run a process can reach (< 2^53).
     let at = run as f64;
-    if thresholds.first() == Some(&at) {
-        return Some(Tier::Gentle);
-    }
-    if thresholds.binary_search_by(|t| t.total_cmp(&at)).is_ok() {
-        return Some(Tier::Detailed);
-    }
-    match (repeat_every, thresholds.last()) {
-        (Some(every), Some(&last)) if at > last && (at - last) % every == 0.0 => {
-            Some(Tier::Detailed)
-        }
-        _ => None,
+    let (&first, &last) = (thresholds.first()?, thresholds.last()?);
+    // Most calls: a run shorter than the first threshold.
+    if at < first {
+        None
+    } else if at == first {
+        Some(Tier::Gentle)
+    } else if at <= last {
+        thresholds
+            .binary_search_by(|t| t.total_cmp(&at))
+            .ok()
+            .map(|_| Tier::Detailed)
+    } else {
+        repeat_every
+            .filter(|every| (at - last) % every == 0.0)
+            .map(|_| Tier::Detailed)
     }
 }
 
@@ -250,6 +254,29 @@ impl Guard {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn tiers_by_run_length() {
+        let tiers = |thresholds: &[f64], every: Option<f64>| -> Vec<Option<Tier>> {
+            (0..=14)
+                .map(|run| tier_at(thresholds, every, run))
+                .collect()
+        };
+        let (g, d) = (Some(Tier::Gentle), Some(Tier::Detailed));
+        assert_eq!(
+            tiers(&[3.0, 5.0, 8.0], None),
+            [None, None, None, g, None, d, None, None, d, None, None, None, None, None, None]
+        );
+        assert_eq!(
+            tiers(&[3.0, 5.0, 8.0], Some(3.0)),
+            [None, None, None, g, None, d, None, None, d, None, None, d, None, None, d]
+        );
+        assert_eq!(
+            tiers(&[2.0], Some(5.0)),
+            [None, None, g, None, None, None, None, d, None, None, None, None, d, None, None]
+        );
+        assert_eq!(tiers(&[], Some(1.0)), [None; 15]);
+    }
 
     fn guard(thresholds: &[f64], include: &[&str], exclude: &[&str]) -> Guard {
         let strings = |list: &[&str]| {

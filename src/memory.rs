@@ -108,7 +108,7 @@ fn create_buffer(js: Js, info: napi_callback_info) -> Result<napi_value> {
             js.env,
             memory.bytes.as_ptr().cast::<c_void>(),
             bytes,
-            Some(release),
+            Some(drop_share),
             share.cast::<c_void>(),
             &mut buffer,
         )
@@ -119,12 +119,11 @@ fn create_buffer(js: Js, info: napi_callback_info) -> Result<napi_value> {
         // `undefined`: encode.js allocates its own buffers.
         return Ok(ptr::null_mut());
     }
-    memory.set_current(true);
     registry::set_memory(memory);
     Ok(buffer)
 }
 
-unsafe extern "C" fn release(_env: napi_env, _data: *mut c_void, share: *mut c_void) {
+unsafe extern "C" fn drop_share(_env: napi_env, _data: *mut c_void, share: *mut c_void) {
     // SAFETY: the `Box<Arc<Memory>>` that `create_buffer` handed this buffer, dropped once.
     drop(unsafe { Box::from_raw(share.cast::<Arc<Memory>>()) });
 }

@@ -111,17 +111,17 @@ pub fn with_prefix<R>(
         .map_err(|_| RegistryError::Gone)?
 }
 
-/// Makes `memory` the thread's current call memory; the one it replaces is marked not current.
+/// Makes `memory` the thread's current call memory, and marks it so; the one
+/// it replaces is marked not current.
 pub fn set_memory(memory: Arc<Memory>) {
-    // Fails only while the thread is shutting down, or from a getter run during a call (then
-    // the memory is simply not current, and encode.js hands its buffer to `__observeEncoded`).
+    // Fails only while the thread is shutting down, or from a getter run during a call: then
+    // the memory is not current, and encode.js hands its buffer to `__observeEncoded`.
     let _ = TABLE.try_with(|table| {
         if let Ok(mut table) = table.try_borrow_mut() {
+            memory.set_current(true);
             if let Some(replaced) = table.memory.replace(memory) {
                 replaced.set_current(false);
             }
-        } else {
-            memory.set_current(false);
         }
     });
 }

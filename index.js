@@ -5,10 +5,10 @@ import { createRequire } from 'node:module'
 import Schema from '@deepseek-ai/schemastery'
 import { createUserMessage } from '@deepseek-ai/dsh-llm'
 
-import { encode, encoded, inMemory, release, useMemory } from './encode.js'
+import { encode, encoded, inMemory, release, useMemory } from './lib/encode.js'
 
 const require = createRequire(import.meta.url)
-const binding = require('./native.cjs')
+const binding = require('./lib/native.cjs')
 
 // The buffer encode.js writes calls into is the binding's own memory, where it can: then a call
 // that fits in it needs not be handed over.

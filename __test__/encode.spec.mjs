@@ -6,11 +6,11 @@ import { createRequire } from 'node:module'
 import { Worker } from 'node:worker_threads'
 import * as plugin from '../index.js'
 import { RepeatToolGuard, canonicalize } from '../index.js'
-import { HEADER, encode, encoded, inMemory, release, useMemory } from '../encode.js'
-import { listenersOf } from '../harness/listeners.mjs'
+import { HEADER, encode, encoded, inMemory, release, useMemory } from '../lib/encode.js'
+import { listenersOf } from './support/listeners.mjs'
 import { randomJson, rng } from './oracle.mjs'
 
-const binding = createRequire(import.meta.url)('../native.cjs')
+const binding = createRequire(import.meta.url)('../lib/native.cjs')
 
 /** A string's key form (core/src/form.rs): tag, LEB128 length, code units in one byte or two. */
 function stringForm(text) {
@@ -280,7 +280,7 @@ test('calls of a few agents and tools in any order count on the fast path as on 
 
 test.serial('a call in the call memory is read where it lies; a second copy of encode.js takes the memory over, and the first hands its own buffer over', async (t) => {
   // A test runner's isolated module graph: another encode.js in the same thread, same binding.
-  const second = await import('../encode.js?second-copy')
+  const second = await import('../lib/encode.js?second-copy')
   second.useMemory(binding.__callMemory)
   const copies = [{ encode, encoded, release, inMemory, useMemory }, second]
   t.true(second.encode({ q: 1 }, 'a', 'x') && second.inMemory())
@@ -314,7 +314,7 @@ test.serial('a call in the call memory is read where it lies; a second copy of e
 })
 
 test.serial('without call memory from the binding (a runtime without external buffers), encode.js uses buffers of its own and the plugin counts as before', async (t) => {
-  const copy = await import('../encode.js?without-memory')
+  const copy = await import('../lib/encode.js?without-memory')
   const guard = new RepeatToolGuard({ thresholds: [3] })
   for (const create of [() => undefined, () => { throw new Error('external buffers are not allowed') }]) {
     copy.useMemory(create)
@@ -376,7 +376,7 @@ test.serial('the call memory read unasked: a bad header is a clear error, a bad 
     release()
   }
   // Each worker thread has its own call memory: none until its encode.js asks for one.
-  const native = createRequire(import.meta.url).resolve('../native.cjs')
+  const native = createRequire(import.meta.url).resolve('../lib/native.cjs')
   const worker = new Worker(`
     const { parentPort } = require('node:worker_threads')
     const binding = require(${JSON.stringify(native)})

@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url'
 import test from 'ava'
 
 const require = createRequire(import.meta.url)
-const { expectedBinary, missingBinaryError } = require('../missing-binary.cjs')
+const { expectedBinary, missingBinaryError } = require('../lib/missing-binary.cjs')
 const pkg = require('../package.json')
 const root = fileURLToPath(new URL('..', import.meta.url))
 

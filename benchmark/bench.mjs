@@ -7,7 +7,7 @@
 import * as reference from '@deepseek-ai/dsh-repeat-tool-reminder'
 import * as guard from '../index.js'
 import { SMALL, callsPerRound, median, nested } from './cases.mjs'
-import { deepFreeze, listenersOf } from '../harness/listeners.mjs'
+import { deepFreeze, listenersOf } from '../__test__/support/listeners.mjs'
 
 // Rounds per case: the fast cases get more, being cheap and the ones the machine's noise moves
 // most (a round of them lasts a fraction of a second). BENCH_ROUNDS=n sets every case's.

@@ -11,7 +11,7 @@ import * as reference from '@deepseek-ai/dsh-repeat-tool-reminder'
 import { resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { SMALL, callsPerRound, median, nested } from './cases.mjs'
-import { deepFreeze, listenersOf } from '../harness/listeners.mjs'
+import { deepFreeze, listenersOf } from '../__test__/support/listeners.mjs'
 
 const dirs = process.argv.slice(2)
 if (dirs.length === 0) throw new Error('usage: node --expose-gc benchmark/builds-ab.mjs <dir> [<dir> ...]')

@@ -5,7 +5,7 @@
 // round) on fresh deep-frozen copies, and what is printed is the median over 180 rounds of b's time
 // divided by a's. The same file given twice gives 0.99-1.01. Not part of npm run bench.
 import { SMALL, median, nested } from './cases.mjs'
-import { deepFreeze } from '../harness/listeners.mjs'
+import { deepFreeze } from '../__test__/support/listeners.mjs'
 
 const [a, b] = process.argv.slice(2, 4)
 if (!b) throw new Error('usage: node benchmark/encode-ab.mjs <a/encode.js> <b/encode.js>')

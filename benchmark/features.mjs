@@ -6,7 +6,7 @@
 import { pathToFileURL } from 'node:url'
 import * as guard from '../index.js'
 import { SMALL, median } from './cases.mjs'
-import { deepFreeze, listenersOf } from '../harness/listeners.mjs'
+import { deepFreeze, listenersOf } from '../__test__/support/listeners.mjs'
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7)
 const PER_ROUND = 20_000

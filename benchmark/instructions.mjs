@@ -8,8 +8,8 @@ import { createRequire } from 'node:module'
 import { pathToFileURL } from 'node:url'
 import { SMALL } from './cases.mjs'
 const [dir, calls] = [process.argv[2], Number(process.argv[3])]
-const { encode, encoded, useMemory } = await import(pathToFileURL(`${dir}/encode.js`).href)
-const binding = createRequire(`${dir}/`)('./native.cjs')
+const { encode, encoded, useMemory } = await import(pathToFileURL(`${dir}/lib/encode.js`).href)
+const binding = createRequire(`${dir}/`)('./lib/native.cjs')
 const inMemory = useMemory !== undefined && process.env.INSTRUCTIONS_PATH !== 'encoded'
 if (inMemory) useMemory(binding.__callMemory)
 const guard = new binding.RepeatToolGuard({})

@@ -9,7 +9,7 @@ const AGENTS = Number(process.env.AGENTS ?? 1000)
 
 async function child(which, size) {
   const plugin = which === 'native' ? await import('../index.js') : await import('@deepseek-ai/dsh-repeat-tool-reminder')
-  const { listenersOf } = await import('../harness/listeners.mjs')
+  const { listenersOf } = await import('../__test__/support/listeners.mjs')
   const listener = listenersOf(plugin, {})['tools/post-execute']
   const next = () => Promise.resolve({ kind: 'accept' })
   // Module-global, so the agents (the reference keys its chains by agent object) stay alive.

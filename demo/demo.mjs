@@ -8,7 +8,7 @@ if (major < 22 || (major === 22 && minor < 19)) {
   process.exit(1)
 }
 const guard = await import('../index.js')
-const { boot, callTool, say } = await import('../harness/scripted.mjs')
+const { boot, callTool, say } = await import('../__test__/support/scripted.mjs')
 
 const { agent } = await boot({ plugin: guard, config: { thresholds: [3, 5, 8] } })
 const script = [...Array.from({ length: 5 }, () => callTool('grep', { pattern: 'TODO', path: 'src' })), say('done')]

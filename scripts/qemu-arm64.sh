@@ -29,7 +29,7 @@ export QEMU_LD_PREFIX=$sysroot
 export NAPI_RS_NATIVE_LIBRARY_PATH=$binary
 echo "== $(file -b "$node_dir/bin/node" | cut -d, -f1-2) under $(qemu-aarch64 --version | head -1)"
 qemu-aarch64 "$node_dir/bin/node" -e '
-  const binding = require("./native.cjs")
+  const binding = require("./lib/native.cjs")
   const guard = new binding.RepeatToolGuard({ thresholds: [2] })
   guard.observe("a", "grep", { q: 1 })
   console.log(`== node ${process.version} ${process.platform}-${process.arch}, glibc ${process.report.getReport().header.glibcVersionRuntime}: loaded ${process.env.NAPI_RS_NATIVE_LIBRARY_PATH.split("/").pop()}; canonicalize -> ${binding.canonicalize({ b: 1, a: [2] })}; 2nd identical call -> ${guard.observe("a", "grep", { q: 1 }).tier}`)

@@ -4,7 +4,7 @@ import test from 'ava'
 import Loader from '@deepseek-ai/cordis-plugin-loader'
 import Include from '@deepseek-ai/cordis-plugin-include'
 import * as guardModule from '../../index.js'
-import { boot, callTool, say, reminders } from '../../harness/scripted.mjs'
+import { boot, callTool, say, reminders } from '../support/scripted.mjs'
 import { GENTLE } from '../oracle.mjs'
 
 test('a cordis.yml entry loads the plugin by package name; reminders arrive in a real turn', async (t) => {

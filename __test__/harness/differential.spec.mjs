@@ -6,7 +6,7 @@ import test from 'ava'
 import * as reference from '@deepseek-ai/dsh-repeat-tool-reminder'
 import * as guard from '../../index.js'
 import { randomJson, rng } from '../oracle.mjs'
-import { deepFreeze, listenersOf } from '../../harness/listeners.mjs'
+import { deepFreeze, listenersOf } from '../support/listeners.mjs'
 
 const CALLS = Number(process.env.FUZZ_CALLS ?? 100_000)
 const SEED = Number(process.env.FUZZ_SEED ?? 20261129)

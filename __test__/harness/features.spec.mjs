@@ -6,7 +6,7 @@ import test from 'ava'
 import { defineContentToolFixture } from '@deepseek-ai/dsh-tools'
 import * as reference from '@deepseek-ai/dsh-repeat-tool-reminder'
 import * as guard from '../../index.js'
-import { boot, callTool, say, reminders, toolResults } from '../../harness/scripted.mjs'
+import { boot, callTool, say, reminders, toolResults } from '../support/scripted.mjs'
 import { GENTLE, detailed } from '../oracle.mjs'
 
 const times = (n, make) => Array.from({ length: n }, (_, i) => make(i))

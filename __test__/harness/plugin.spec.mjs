@@ -4,7 +4,7 @@ import { readFileSync, writeFileSync } from 'node:fs'
 import test from 'ava'
 import * as reference from '@deepseek-ai/dsh-repeat-tool-reminder'
 import * as guard from '../../index.js'
-import { boot, callTool, say, reminders, toolResults, createUserMessage } from '../../harness/scripted.mjs'
+import { boot, callTool, say, reminders, toolResults, createUserMessage } from '../support/scripted.mjs'
 import { GENTLE, detailed } from '../oracle.mjs'
 
 const times = (n, make) => Array.from({ length: n }, (_, i) => make(i))

@@ -2,7 +2,7 @@
 // cordis context) drops all of its native state through RepeatToolGuard#clear().
 import test from 'ava'
 import * as guard from '../../index.js'
-import { boot, callTool, say, reminders } from '../../harness/scripted.mjs'
+import { boot, callTool, say, reminders } from '../support/scripted.mjs'
 
 test('disposing the plugin\'s context drops all of its native state', async (t) => {
   const harness = await boot({ plugin: guard, config: { thresholds: [2] } })

@@ -7,7 +7,7 @@ import { promisify } from 'node:util'
 import { Worker } from 'node:worker_threads'
 import test from 'ava'
 import * as guard from '../../index.js'
-import { boot, callTool, say, reminders, toolResults } from '../../harness/scripted.mjs'
+import { boot, callTool, say, reminders, toolResults } from '../support/scripted.mjs'
 import { GENTLE, detailed } from '../oracle.mjs'
 
 const times = (n, make) => Array.from({ length: n }, (_, i) => make(i))

@@ -18,7 +18,7 @@ import { GENTLE } from '../oracle.mjs'
 const require = createRequire(import.meta.url)
 const root = fileURLToPath(new URL('../..', import.meta.url))
 const pkg = require('../../package.json')
-const { expectedBinary } = require('../../missing-binary.cjs')
+const { expectedBinary } = require('../../lib/missing-binary.cjs')
 const host = expectedBinary()
 const harnessNode = process.env.TEST_HARNESS_NODE && process.env.TEST_HARNESS_NODE !== 'skip' ? process.env.TEST_HARNESS_NODE : null
 const npmCli = process.env.npm_execpath && process.env.npm_execpath.endsWith('.js') ? [process.execPath, process.env.npm_execpath] : ['npm']
@@ -112,7 +112,7 @@ function prepare() {
   const started = Date.now()
   npm(['install', '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts'], app)
   const installSeconds = (Date.now() - started) / 1000
-  copyFileSync(join(root, 'harness', 'scripted.mjs'), join(app, 'scripted.mjs'))
+  copyFileSync(join(root, '__test__', 'support', 'scripted.mjs'), join(app, 'scripted.mjs'))
   copyFileSync(join(root, '__test__', 'harness', 'fixtures', 'cordis.yml'), join(app, 'cordis.yml'))
   return { rootPackage, platformPackage, manifest, installSeconds }
 }
@@ -120,7 +120,9 @@ function prepare() {
 test.serial('the packed packages: root without a binary, optionalDependencies on every platform package; the platform package with its binary', (t) => {
   const { rootPackage, platformPackage, manifest, installSeconds } = setup()
   t.log(`npm install into the fresh project: ${installSeconds.toFixed(1)} s`)
-  t.deepEqual(rootPackage.files, ['README.md', 'package.json', ...pkg.files].sort())
+  // package.json's files: the entry points and every file under lib/ (the hand-written glue).
+  const shipped = pkg.files.flatMap((entry) => entry.endsWith('/') ? readdirSync(join(root, entry)).map((file) => entry + file) : [entry])
+  t.deepEqual(rootPackage.files, ['README.md', 'package.json', ...shipped].sort())
   t.is(Object.keys(manifest.optionalDependencies).length, pkg.napi.targets.length)
   t.true(host.published)
   t.deepEqual(platformPackage.files, ['README.md', 'package.json', `${pkg.napi.binaryName}.${host.platform}.node`].sort())

@@ -3,7 +3,7 @@
 // reference and prints, per plugin, the tool results and reminders the model saw.
 import * as reference from '@deepseek-ai/dsh-repeat-tool-reminder'
 import * as guard from '../../../index.js'
-import { boot, callTool, say, reminders, toolResults } from '../../../harness/scripted.mjs'
+import { boot, callTool, say, reminders, toolResults } from '../../support/scripted.mjs'
 
 const depth = 5000
 // Built as text: on this stack JSON.stringify itself gives up on such a value.

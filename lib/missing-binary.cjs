@@ -2,7 +2,7 @@
 // package was expected, and how to build from source. Used by native.cjs; tested on its own.
 'use strict'
 
-const { name: PACKAGE, napi } = require('./package.json')
+const { name: PACKAGE, napi } = require('../package.json')
 
 /** This machine's C library on Linux: 'gnu' (glibc) or 'musl'; undefined elsewhere. */
 function linuxLibc() {

@@ -5,7 +5,7 @@
 
 let binding
 try {
-  binding = require('./binding.cjs')
+  binding = require('../binding.cjs')
 } catch (cause) {
   throw require('./missing-binary.cjs').missingBinaryError(cause)
 }

@@ -1,7 +1,7 @@
 // The error a user sees when no native binary for their platform loads (missing-binary.cjs),
 // for every platform in the table, and for real: the package copied without its .node file.
 import { execFileSync } from 'node:child_process'
-import { copyFileSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { cpSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -61,7 +61,7 @@ test('importing a copy of the package without its binary throws that error', (t)
   const dir = mkdtempSync(join(tmpdir(), 'rtg-no-binary-'))
   t.teardown(() => rmSync(dir, { recursive: true, force: true }))
   // What npm would publish (package.json's `files`), without any binary.
-  for (const file of ['package.json', ...pkg.files]) copyFileSync(join(root, file), join(dir, file))
+  for (const file of ['package.json', ...pkg.files]) cpSync(join(root, file), join(dir, file), { recursive: true })
   symlinkSync(join(root, 'node_modules'), join(dir, 'node_modules'), process.platform === 'win32' ? 'junction' : 'dir')
   writeFileSync(join(dir, 'probe.mjs'), `
     try { await import('./index.js'); console.log('loaded') } catch (error) { console.log(JSON.stringify({ code: error.code, message: error.message, cause: error.cause?.message })) }

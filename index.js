@@ -6,6 +6,7 @@ import Schema from '@deepseek-ai/schemastery'
 import { createUserMessage } from '@deepseek-ai/dsh-llm'
 
 import { encode, encoded, inMemory, release, useMemory } from './lib/encode.js'
+import { RepeatToolGuard, canonicalize, nativeOf } from './lib/guard.js'
 
 const require = createRequire(import.meta.url)
 const binding = require('./lib/native.cjs')
@@ -14,7 +15,7 @@ const binding = require('./lib/native.cjs')
 // that fits in it needs not be handed over.
 useMemory(binding.__callMemory)
 
-export const { RepeatToolGuard, canonicalize, __napiBindingTarget } = binding
+export { RepeatToolGuard, canonicalize }
 
 export const name = 'repeat-tool-guard'
 
@@ -26,7 +27,7 @@ export const Config = Schema.object({
   include: Schema.any().description('Tool-name patterns to track; empty means all (default []).'),
   exclude: Schema.any().description('Tool-name patterns transparent to the chain (default []).'),
   argumentsPreviewChars: Schema.any().description('Cap on arguments quoted in the detailed reminder (default 500).'),
-  // Opt-in (issue 7): absent means off, and the plugin behaves exactly as the reference.
+  // Opt-in: absent means off, and the plugin behaves exactly as the reference.
   cycles: Schema.any().description('Opt-in: remind once when a block of 2 to 5 calls repeats back to back, { maxPeriod: 2..5, repeats: >= 2 } (default off).'),
   sameResultOnly: Schema.any().description('Opt-in: a call extends the run only when its result (content and isError) also equals the previous call\'s (default false).'),
   overrides: Schema.any().description('Opt-in: per-tool thresholds, [{ tools: patterns, thresholds }]; the first matching entry wins (default []).'),
@@ -57,13 +58,26 @@ export function guardOf(ctx) {
   return guards.get(ctx)
 }
 
+const KNOWN_KEYS = Object.keys(Config.dict)
+
+/** One warning per config key the guard does not know (a typo such as `thresholdz`); nothing else changes. */
+function warnUnknownKeys(logger, config) {
+  if (config === null || typeof config !== 'object') return
+  for (const key of Object.keys(config)) {
+    if (!KNOWN_KEYS.includes(key)) logger.warn('unknown config key %s is ignored (known keys: %s)', JSON.stringify(key), KNOWN_KEYS.join(', '))
+  }
+}
+
 export function apply(ctx, config) {
-  const guard = new RepeatToolGuard(config)
+  const logger = ctx.logger(name)
+  const exported = new RepeatToolGuard(config)
+  warnUnknownKeys(logger, config)
+  guards.set(ctx, exported)
+  // The listeners use the native guard itself: its results never leave this module.
+  const guard = nativeOf(exported)
   const handle = guard.__handle()
   // Validated by the constructor: true only when explicitly enabled.
   const sameResultOnly = config?.sameResultOnly === true
-  guards.set(ctx, guard)
-  const logger = ctx.logger(name)
   const tracked = new Map()
 
   function isTracked(tool) {

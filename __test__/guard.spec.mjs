@@ -165,6 +165,31 @@ test('values outside JSON follow JSON.stringify or throw a TypeError that names 
   t.is(guard.observe('a', 't', { x: 1 })?.count, 2, 'a failed observation leaves the chain as it was')
 })
 
+test('a non-string agent id or tool name is a TypeError naming the argument and what it got', (t) => {
+  const guard = new RepeatToolGuard({ thresholds: [2] })
+  const cases = [
+    [() => guard.observe(42, 'grep', {}), 'agentId must be a string, got number'],
+    [() => guard.observe(undefined, 'grep', {}), 'agentId must be a string, got undefined'],
+    [() => guard.observe('a', undefined, {}), 'toolName must be a string, got undefined'],
+    [() => guard.observe('a', null, {}), 'toolName must be a string, got null'],
+    [() => guard.observe('a', ['grep'], {}), 'toolName must be a string, got object'],
+    [() => guard.reset(1n), 'agentId must be a string, got bigint'],
+    [() => guard.dispose(Symbol('a')), 'agentId must be a string, got symbol'],
+    [() => guard.isTracked(() => 'grep'), 'toolName must be a string, got function'],
+  ]
+  for (const [call, message] of cases) t.throws(call, { instanceOf: TypeError, message: `repeat-tool-guard: ${message}` })
+  t.is(guard.stats().observed, 0, 'nothing was counted')
+  guard.observe('a', 'grep', {})
+  t.is(guard.observe('a', 'grep', {})?.count, 2, 'the guard works on after them')
+})
+
+test('an error the caller\'s own code throws while arguments are read reaches the caller as it was thrown', (t) => {
+  const thrown = new RangeError('getter failed')
+  const guard = new RepeatToolGuard()
+  t.is(t.throws(() => guard.observe('a', 't', { get x() { throw thrown } })), thrown)
+  t.is(t.throws(() => canonicalize({ toJSON() { throw thrown } })), thrown)
+})
+
 test('nesting far beyond JSON.stringify\'s limit is canonicalized and counted without a crash', (t) => {
   const depth = 100_000
   let array = 0

@@ -52,7 +52,7 @@ for t in "${targets[@]}"; do
   out="artifacts/$t"
   rm -rf "$out"
   mkdir -p "$out"
-  args=(--platform --release --target "$t" --output-dir "$out" --js binding.cjs --dts index.d.ts)
+  args=(--platform --release --target "$t" --output-dir "$out" --js binding.cjs --dts binding.d.ts)
   [ "$t" = "$host_target" ] || args+=(-x)
   rustup target add "$t" >/dev/null 2>&1 || rustup target add "$t"
   # zig otherwise stamps its newest macOS as the minimum: the oldest macOS Node 20 (x64) and
@@ -66,7 +66,7 @@ for t in "${targets[@]}"; do
   start=$SECONDS
   if node_modules/.bin/napi build "${args[@]}"; then
     echo "== $t: built in $((SECONDS - start)) s"
-    for generated in binding.cjs index.d.ts; do
+    for generated in binding.cjs binding.d.ts; do
       if ! cmp -s "$out/$generated" "$generated"; then
         echo "== $t: the generated $generated differs from the committed one"
         failed+=("$t")

@@ -38,6 +38,21 @@ fn map_registry_error(js: Js, error: registry::RegistryError) -> napi::Error {
     js.throw(ErrorClass::Error, &error.to_string())
 }
 
+/// Reads a string argument named `name`; anything else is a `TypeError` naming it.
+fn string_arg(js: Js, value: Unknown, name: &str) -> Result<String> {
+    let value = value.raw();
+    match js.kind(value)? {
+        Kind::String => js.utf8(value),
+        other => Err(js.throw(
+            ErrorClass::TypeError,
+            &format!(
+                "repeat-tool-guard: {name} must be a string, got {}",
+                other.name()
+            ),
+        )),
+    }
+}
+
 /// Reads one config value; `list_level` says whether an array may still be a list.
 fn raw_value(js: Js, value: napi_value, list_level: bool) -> Result<RawValue> {
     let kind = js.kind(value)?;
@@ -224,12 +239,14 @@ impl RepeatToolGuard {
     pub fn observe(
         &self,
         env: Env,
-        agent_id: String,
-        tool_name: String,
+        agent_id: Unknown,
+        tool_name: Unknown,
         args: Unknown,
         result: Option<Unknown>,
     ) -> Result<Option<Reminder>> {
         let js = Js { env: env.raw() };
+        let agent_id = string_arg(js, agent_id, "agentId")?;
+        let tool_name = string_arg(js, tool_name, "toolName")?;
         let (tracked, same_result_only) = self.with(js, |guard| {
             (guard.is_tracked(&tool_name), guard.same_result_only())
         })?;
@@ -272,15 +289,19 @@ impl RepeatToolGuard {
     }
 
     /// A user prompt: the agent's chain starts over. Unknown ids are ignored.
-    #[napi]
-    pub fn reset(&self, env: Env, agent_id: String) -> Result<()> {
-        self.with(Js { env: env.raw() }, |guard| guard.reset(&agent_id))
+    #[napi(ts_args_type = "agentId: string")]
+    pub fn reset(&self, env: Env, agent_id: Unknown) -> Result<()> {
+        let js = Js { env: env.raw() };
+        let agent_id = string_arg(js, agent_id, "agentId")?;
+        self.with(js, |guard| guard.reset(&agent_id))
     }
 
     /// The agent is gone: its chain state is dropped. Unknown ids are ignored.
-    #[napi]
-    pub fn dispose(&self, env: Env, agent_id: String) -> Result<()> {
-        self.with(Js { env: env.raw() }, |guard| guard.dispose(&agent_id))
+    #[napi(ts_args_type = "agentId: string")]
+    pub fn dispose(&self, env: Env, agent_id: Unknown) -> Result<()> {
+        let js = Js { env: env.raw() };
+        let agent_id = string_arg(js, agent_id, "agentId")?;
+        self.with(js, |guard| guard.dispose(&agent_id))
     }
 
     /// Drops every agent's chain, as when the plugin is unloaded; the guard stays usable.
@@ -290,9 +311,11 @@ impl RepeatToolGuard {
     }
 
     /// Whether calls to `toolName` take part in chains.
-    #[napi]
-    pub fn is_tracked(&self, env: Env, tool_name: String) -> Result<bool> {
-        self.with(Js { env: env.raw() }, |guard| guard.is_tracked(&tool_name))
+    #[napi(ts_args_type = "toolName: string")]
+    pub fn is_tracked(&self, env: Env, tool_name: Unknown) -> Result<bool> {
+        let js = Js { env: env.raw() };
+        let tool_name = string_arg(js, tool_name, "toolName")?;
+        self.with(js, |guard| guard.is_tracked(&tool_name))
     }
 
     /// The validated thresholds, ascending.

@@ -4,7 +4,7 @@ import { readFileSync, writeFileSync } from 'node:fs'
 import test from 'ava'
 import * as reference from '@deepseek-ai/dsh-repeat-tool-reminder'
 import * as guard from '../../index.js'
-import { boot, callTool, say, reminders, toolResults, createUserMessage } from '../support/scripted.mjs'
+import { boot, callTool, say, reminders, toolResults, createUserMessage, warningsOf } from '../support/scripted.mjs'
 import { GENTLE, detailed } from '../oracle.mjs'
 
 const times = (n, make) => Array.from({ length: n }, (_, i) => make(i))
@@ -172,6 +172,22 @@ test('every invalid config rejects ctx.plugin() with its exact message', async (
     const harness = await boot()
     await t.throwsAsync(() => harness.ctx.plugin(guard, config), { message }, JSON.stringify(config))
   }
+})
+
+test('an unknown config key gets one warning naming it and the known keys; the transcript stays the reference\'s', async (t) => {
+  const config = { thresholdz: [1], thresholds: [2, 3], exclude_tools: ['x'] }
+  const script = [...times(3, () => callTool('grep', { q: 1 })), say('done')]
+  let warnings
+  const ours = await runScript(guard, config, structuredClone(script), { before: (ctx) => { warnings = warningsOf(ctx, guard.name) } })
+  const theirs = await runScript(reference, config, structuredClone(script))
+  const known = 'thresholds, include, exclude, argumentsPreviewChars, cycles, sameResultOnly, overrides, repeatEvery'
+  t.deepEqual(warnings.map((w) => w.args.map(String).join(' ')), [
+    `unknown config key %s is ignored (known keys: %s) "thresholdz" ${known}`,
+    `unknown config key %s is ignored (known keys: %s) "exclude_tools" ${known}`,
+  ])
+  t.deepEqual(ours.reminders.map((r) => r.text), [GENTLE, detailed('grep', 3, '{"q":1}')])
+  t.deepEqual(ours.reminders.map((r) => [r.seq, r.text]), theirs.reminders.map((r) => [r.seq, r.text]))
+  t.deepEqual(ours.results, theirs.results)
 })
 
 test('snapshot: the scripted replay pins both reminder tiers in the transcript', async (t) => {

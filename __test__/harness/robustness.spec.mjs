@@ -7,7 +7,7 @@ import { promisify } from 'node:util'
 import { Worker } from 'node:worker_threads'
 import test from 'ava'
 import * as guard from '../../index.js'
-import { boot, callTool, say, reminders, toolResults } from '../support/scripted.mjs'
+import { boot, callTool, say, reminders, toolResults, warningsOf as collectWarnings } from '../support/scripted.mjs'
 import { GENTLE, detailed } from '../oracle.mjs'
 
 const times = (n, make) => Array.from({ length: n }, (_, i) => make(i))
@@ -18,16 +18,7 @@ function nested(depth) {
 }
 
 /** Records every warning a logger named `name` gives on `ctx`. */
-function warningsOf(ctx, name = guard.name) {
-  const warnings = []
-  ctx.logger.exporter({
-    levels: { default: 3 },
-    export: (message) => {
-      if (message.type === 'warn' && message.name === name) warnings.push(message)
-    },
-  })
-  return warnings
-}
+const warningsOf = (ctx) => collectWarnings(ctx, guard.name)
 
 test('issue 6.1 (in ava\'s worker): three identical calls nested 5,000 levels deep keep their tool results and get the gentle reminder', async (t) => {
   const harness = await boot({ plugin: guard, config: {} })

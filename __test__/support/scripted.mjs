@@ -10,6 +10,18 @@ import AgentLoop from '@deepseek-ai/dsh-agent-loop'
 
 export { createUserMessage, SessionId }
 
+/** Collects the warnings `ctx`'s loggers named `name` print from now on (their `args`, formatted). */
+export function warningsOf(ctx, name) {
+  const warnings = []
+  ctx.logger.exporter({
+    levels: { default: 3 },
+    export: (message) => {
+      if (message.type === 'warn' && message.name === name) warnings.push(message)
+    },
+  })
+  return warnings
+}
+
 /** One model turn that calls `name` with `args` (an object, or raw text sent as-is). */
 export function callTool(name, args, id = `call-${++callCounter}`) {
   const callId = CallId(id)

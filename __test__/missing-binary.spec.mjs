@@ -43,18 +43,30 @@ test('a platform without a prebuilt binary says so', (t) => {
   }
 })
 
-test('the message names the machine, the expected package and how to build; the loader errors are its cause', (t) => {
-  const cause = new Error('Cannot find native binding.')
+test('the message names the machine, the expected package and how to build, in at most 12 lines; the loader\'s attempts are its cause', (t) => {
+  // The generated loader's chain: one error per attempt, the last attempt outermost.
+  const local = new Error("Cannot find module './repeat-tool-guard.darwin-arm64.node'\nRequire stack:\n- /somewhere/binding.cjs")
+  const pkgError = Object.assign(new Error(`Cannot find module '${pkg.name}-darwin-arm64'\nRequire stack:\n- /somewhere/binding.cjs`), { cause: local })
+  const cause = Object.assign(new Error('Cannot find native binding. npm has a bug related to optional dependencies'), { cause: pkgError })
   const error = missingBinaryError(cause, expectedBinary('darwin', 'arm64'))
   t.is(error.code, 'ERR_REPEAT_TOOL_GUARD_NO_BINARY')
-  t.is(error.cause, cause)
   t.is(
     error.message,
-    `${pkg.name} could not find its native binary for darwin-arm64: it expected the package ${pkg.name}-darwin-arm64, which is not installed. ` +
-      `It is an optionalDependency of ${pkg.name}: reinstall without --omit=optional/--no-optional, and on the machine (os, cpu, libc) that runs it. ` +
-      `To build from source: install Rust (cargo, https://rustup.rs), run \`npm install\` and \`npm run build\` in a checkout of ${pkg.name}, ` +
-      'then use that checkout or set NAPI_RS_NATIVE_LIBRARY_PATH to the repeat-tool-guard.darwin-arm64.node it built.',
+    [
+      `${pkg.name} could not find its native binary for darwin-arm64: it expected the package ${pkg.name}-darwin-arm64, which is not installed.`,
+      `It is an optionalDependency of ${pkg.name}: reinstall without --omit=optional, on the machine (os, cpu, libc) that runs it.`,
+      'To build from source: install Rust (cargo, https://rustup.rs), run `npm install` in a checkout of the package, then install',
+      'that checkout, or set NAPI_RS_NATIVE_LIBRARY_PATH to the repeat-tool-guard.darwin-arm64.node it built (`npm run build`).',
+      "What the loader tried is in this error's cause.",
+    ].join('\n'),
   )
+  t.true(error.message.split('\n').length <= 12)
+  t.is(error.cause.message, [
+    'The generated loader (binding.cjs) tried, in order:',
+    "- Cannot find module './repeat-tool-guard.darwin-arm64.node'",
+    `- Cannot find module '${pkg.name}-darwin-arm64'`,
+  ].join('\n'))
+  t.is(error.cause.stack, `Error: ${error.cause.message}`, 'no stack frames of the loader')
 })
 
 test('importing a copy of the package without its binary throws that error', (t) => {
@@ -66,6 +78,7 @@ test('importing a copy of the package without its binary throws that error', (t)
   writeFileSync(join(dir, 'probe.mjs'), `
     try { await import('./index.js'); console.log('loaded') } catch (error) { console.log(JSON.stringify({ code: error.code, message: error.message, cause: error.cause?.message })) }
   `)
+  writeFileSync(join(dir, 'uncaught.mjs'), "await import('./index.js')\n")
   const env = { ...process.env }
   delete env.NAPI_RS_NATIVE_LIBRARY_PATH
   const out = JSON.parse(execFileSync(process.execPath, [join(dir, 'probe.mjs')], { env, encoding: 'utf8' }))
@@ -73,5 +86,11 @@ test('importing a copy of the package without its binary throws that error', (t)
   t.is(out.code, 'ERR_REPEAT_TOOL_GUARD_NO_BINARY')
   t.true(out.message.includes(`could not find its native binary for ${expected.machine}: it expected the package ${expected.packageName}, which is not installed.`), out.message)
   t.true(out.message.includes('`npm run build`'), out.message)
-  t.regex(out.cause, /^Cannot find native binding/)
+  t.regex(out.cause, new RegExp(`^The generated loader \\(binding.cjs\\) tried, in order:\\n- Cannot find module './repeat-tool-guard.${expected.platform}.node'`))
+  t.true(out.cause.includes(`- Cannot find module '${expected.packageName}'`), out.cause)
+  t.false(/npm has a bug/.test(out.message + out.cause), 'without the loader\'s generic advice')
+  // What a user sees when nothing catches it: the message, one stack, the attempts.
+  const printed = t.throws(() => execFileSync(process.execPath, [join(dir, 'uncaught.mjs')], { env, encoding: 'utf8', stdio: 'pipe' })).stderr
+  t.true(printed.includes('ERR_REPEAT_TOOL_GUARD_NO_BINARY'), printed)
+  t.true(printed.split('\n').length <= 32, `${printed.split('\n').length} lines:\n${printed}`)
 })

@@ -56,7 +56,7 @@ function expectedBinary(platform = process.platform, arch = process.arch, libc =
   }
 }
 
-/** The error to throw when the generated loader failed with `cause`. */
+/** The error to throw when the generated loader failed with `cause`: a short message, the loader's attempts as its cause. */
 function missingBinaryError(cause, expected = expectedBinary()) {
   const where = expected.machine
   let installed = false
@@ -67,23 +67,39 @@ function missingBinaryError(cause, expected = expectedBinary()) {
     // not installed
   }
   const what = !expected.published
-    ? `${PACKAGE} has no prebuilt binary for ${where}; the platform package would be ${expected.packageName}, which is not published.`
+    ? [`${PACKAGE} has no prebuilt binary for ${where}; its platform package would be ${expected.packageName}, which is not published.`]
     : installed
-      ? `${PACKAGE} could not load its native binary for ${where} from ${expected.packageName}, which is installed: ${rootMessage(cause)}`
-      : `${PACKAGE} could not find its native binary for ${where}: it expected the package ${expected.packageName}, which is not installed. It is an optionalDependency of ${PACKAGE}: reinstall without --omit=optional/--no-optional, and on the machine (os, cpu, libc) that runs it.`
-  const error = new Error(
-    `${what} To build from source: install Rust (cargo, https://rustup.rs), run \`npm install\` and \`npm run build\` in a checkout of ${PACKAGE}, then use that checkout or set NAPI_RS_NATIVE_LIBRARY_PATH to the ${napi.binaryName}.${expected.platform}.node it built.`,
-  )
+      ? [`${PACKAGE} could not load its native binary for ${where} from ${expected.packageName}, which is installed.`]
+      : [
+          `${PACKAGE} could not find its native binary for ${where}: it expected the package ${expected.packageName}, which is not installed.`,
+          `It is an optionalDependency of ${PACKAGE}: reinstall without --omit=optional, on the machine (os, cpu, libc) that runs it.`,
+        ]
+  const error = new Error([
+    ...what,
+    'To build from source: install Rust (cargo, https://rustup.rs), run `npm install` in a checkout of the package, then install',
+    `that checkout, or set NAPI_RS_NATIVE_LIBRARY_PATH to the ${napi.binaryName}.${expected.platform}.node it built (\`npm run build\`).`,
+    "What the loader tried is in this error's cause.",
+  ].join('\n'))
   error.code = 'ERR_REPEAT_TOOL_GUARD_NO_BINARY'
-  error.cause = cause
+  error.cause = attemptsError(cause)
   return error
 }
 
-/** The innermost message of an error chain (the generated loader nests one error per attempt). */
-function rootMessage(error) {
-  const messages = []
-  for (let e = error; e && messages.length < 16; e = e.cause) messages.push(e.message ?? String(e))
-  return messages.filter((message) => !/^Cannot find native binding|^Failed to load native binding/.test(message)).join('; ') || String(error?.message ?? error)
+/**
+ * One error listing what the generated loader tried, a line per attempt, without stack frames:
+ * the loader nests one error per attempt, each with its stack and generic advice, some 50 lines.
+ */
+function attemptsError(cause) {
+  const attempts = []
+  for (let e = cause; e && attempts.length < 16; e = e.cause) {
+    const line = String(e.message ?? e).split('\n')[0]
+    if (!/^Cannot find native binding|^Failed to load native binding/.test(line)) attempts.push(`- ${line}`)
+  }
+  // The loader nests its attempts last first.
+  attempts.reverse()
+  const error = new Error(['The generated loader (binding.cjs) tried, in order:', ...(attempts.length > 0 ? attempts : [`- ${String(cause?.message ?? cause)}`])].join('\n'))
+  error.stack = `Error: ${error.message}`
+  return error
 }
 
 module.exports = { expectedBinary, missingBinaryError }

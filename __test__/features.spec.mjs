@@ -1,4 +1,4 @@
-// The opt-in features of issue 7 through the RepeatToolGuard class (runs on Node 20 and 22):
+// The opt-in features through the RepeatToolGuard class (the addon suite):
 // cycles, sameResultOnly, overrides, repeatEvery and stats(), their validation, and the default
 // behaviour with each of them absent or explicitly disabled.
 import test from 'ava'

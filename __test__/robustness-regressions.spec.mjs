@@ -1,4 +1,4 @@
-// Regressions for bugs the robustness suites and fuzzers found in the binding and the core (issue 6),
+// Regressions for bugs the robustness suites and fuzzers found in the binding and the core,
 // each written as a failing reproducer first: the deep fallback past V8's depth, a toJSON that
 // canonicalizes again, halfway number ties, arrays or functions as the config, and `*` against line
 // terminators.

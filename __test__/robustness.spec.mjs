@@ -1,4 +1,4 @@
-// Issue 6 (robustness) for callers of the class API and canonicalize: hostile arguments, values
+// Robustness for callers of the class API and canonicalize: hostile arguments, values
 // outside JSON, lifecycle and memory, worker threads, config types. Runs on Node 20 (and 22).
 // The heaviest checks run in a child process each (robustness/heavy.mjs), to measure RSS cleanly.
 import { spawn } from 'node:child_process'

@@ -1,7 +1,7 @@
-// Issue 7's opt-in features against the default path, through the plugin's tools/post-execute
+// The opt-in features against the default path, through the plugin's tools/post-execute
 // listener, same process, interleaved rounds, fresh frozen ~100 B arguments per call. With
-// BASELINE_DIR set to a built checkout without the features (this tree with issue #7's merge
-// reverted), the same default-config call of that build runs alongside: the ratio shows what the
+// BASELINE_DIR set to a built checkout without the features (a revision before the
+// features), the same default-config call of that build runs alongside: the ratio shows what the
 // features cost while disabled.
 import { pathToFileURL } from 'node:url'
 import * as guard from '../index.js'

@@ -2,7 +2,7 @@
 // model that calls the same tool five times, and prints what happens, step by step: each tool call
 // and its result, and each reminder in full where the model receives it.
 //   npm run demo                 the transcript, at a glance
-//   npm run demo -- --events     the session's raw event log instead
+//   npm run demo -- --events     the agent session's raw event log instead
 // The harness needs Node >= 22.19; `npm run demo` runs it on the Node 22 in node_modules.
 const [major, minor] = process.versions.node.split('.').map(Number)
 if (major < 22 || (major === 22 && minor < 19)) {

@@ -4,7 +4,7 @@
 
 const { name: PACKAGE, napi } = require('../package.json')
 
-/** This machine's C library on Linux: 'gnu' (glibc) or 'musl'; undefined elsewhere. */
+/** The running machine's C library on Linux: 'gnu' (glibc) or 'musl'; undefined elsewhere. */
 function linuxLibc() {
   if (process.platform !== 'linux') return undefined
   try {

@@ -91,7 +91,7 @@ if [ ${#built[@]} -gt 0 ]; then
   node -e 'console.log(JSON.stringify({ targets: process.argv.slice(1) }))' "${present[@]}" > artifacts/napi-built.json
   node_modules/.bin/napi artifacts --config-path artifacts/napi-built.json --output-dir artifacts --npm-dir npm
   # napi artifacts also drops a copy of each binary in the package root (where the generated loader
-  # looks first): keep only this machine's, which `npm run build` makes anyway.
+  # looks first): keep only the host's, which `npm run build` makes anyway.
   host_binary=$(node -p "require('./lib/missing-binary.cjs').expectedBinary().platform")
   for copy in repeat-tool-guard.*.node; do
     [ "$copy" = "repeat-tool-guard.$host_binary.node" ] || rm -f "$copy"

@@ -1,4 +1,4 @@
-// The opt-in features of issue 7 in the real deepseek-harness 0.1.0-rc.8 agent loop, with a
+// The opt-in features in the real deepseek-harness 0.1.0-rc.8 agent loop, with a
 // scripted model: cycles, sameResultOnly, overrides, repeatEvery, the repeat-tool-guard/reminder
 // event and stats(); and, with every feature absent or disabled, transcripts identical to the
 // reference's. Runs on Node >= 22.19 (the harness needs it); see scripts/test.sh.

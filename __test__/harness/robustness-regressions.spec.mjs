@@ -1,4 +1,4 @@
-// Regressions for issue 6.5, written before the API existed: unloading the plugin (disposing its
+// Regressions: unloading the plugin (disposing its
 // cordis context) drops all of its native state through RepeatToolGuard#clear().
 import test from 'ava'
 import * as guard from '../../index.js'

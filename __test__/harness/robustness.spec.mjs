@@ -1,4 +1,4 @@
-// Issue 6 (robustness) through the real deepseek-harness 0.1.0-rc.8 agent loop: deep arguments,
+// Robustness through the real deepseek-harness 0.1.0-rc.8 agent loop: deep arguments,
 // errors that must not escape the listener, several cordis contexts and worker threads, config
 // types at load. Runs on Node >= 22.19 (the harness needs it); see scripts/test.sh.
 import { execFile } from 'node:child_process'
@@ -20,7 +20,7 @@ function nested(depth) {
 /** Records every warning a logger named `name` gives on `ctx`. */
 const warningsOf = (ctx) => collectWarnings(ctx, guard.name)
 
-test('issue 6.1 (in ava\'s worker): three identical calls nested 5,000 levels deep keep their tool results and get the gentle reminder', async (t) => {
+test('in ava\'s worker: three identical calls nested 5,000 levels deep keep their tool results and get the gentle reminder', async (t) => {
   const harness = await boot({ plugin: guard, config: {} })
   const warnings = warningsOf(harness.ctx)
   const args = nested(5000)
@@ -36,7 +36,7 @@ test('issue 6.1 (in ava\'s worker): three identical calls nested 5,000 levels de
   t.deepEqual(warnings, [], 'nothing went wrong')
 })
 
-test('issue 6.1 as seen: on a main thread\'s default stack the reference shows a stack overflow, this plugin the tool results and the reminder', async (t) => {
+test('on a main thread\'s default stack the reference shows a stack overflow, this plugin the tool results and the reminder', async (t) => {
   const script = fileURLToPath(new URL('./robustness/deep-loop.mjs', import.meta.url))
   const { stdout } = await promisify(execFile)(process.execPath, [script], { maxBuffer: 1 << 24 })
   const seen = JSON.parse(stdout)
@@ -60,7 +60,7 @@ test('deeper than JSON.stringify reaches: raw model JSON 100,000 levels deep is 
   t.deepEqual(reminders(events, guard.name).map((r) => r.text), [GENTLE, detailed('grep', 3, json, 20)])
 })
 
-test('issue 6.3: an error while observing never reaches the tool pipeline; one warning per call, the inner decision untouched', async (t) => {
+test('an error while observing never reaches the tool pipeline; one warning per call, the inner decision untouched', async (t) => {
   // An outer listener swaps in arguments with no JSON form (or that throw when read), as a
   // misbehaving plugin could; an inner one returns its own block decision, which must come back as is.
   const hostile = [
@@ -104,7 +104,7 @@ test('issue 6.3: an error while observing never reaches the tool pipeline; one w
   t.deepEqual(reminders(events, guard.name).map((r) => r.source.summary), [`grep × ${hostile.length + 1}`])
 })
 
-test('issue 6.6: several cordis contexts in one process each keep their own state', async (t) => {
+test('several cordis contexts in one process each keep their own state', async (t) => {
   const contexts = await Promise.all(times(3, () => boot({ plugin: guard, config: { thresholds: [2, 3] } })))
   const natives = contexts.map((h) => guard.guardOf(h.fiber.ctx))
   t.is(new Set(natives).size, 3, 'one native guard per context')
@@ -117,7 +117,7 @@ test('issue 6.6: several cordis contexts in one process each keep their own stat
   t.deepEqual(natives.map((n) => n.agentCount), [1, 0, 1], 'disposing an agent in one context leaves the others alone')
 })
 
-test('issue 6.6: the plugin boots and works in several worker threads at once', async (t) => {
+test('the plugin boots and works in several worker threads at once', async (t) => {
   const script = new URL('./robustness/harness-worker.mjs', import.meta.url)
   const results = await Promise.all(times(3, (i) => new Promise((resolve, reject) => {
     const worker = new Worker(script, { workerData: { calls: i + 2 } })
@@ -129,7 +129,7 @@ test('issue 6.6: the plugin boots and works in several worker threads at once', 
   t.deepEqual(results.map((r) => r.results), [2, 3, 4].map((n) => Array(n).fill('ok:grep')))
 })
 
-test('issue 6.7: wrong config types fail ctx.plugin() with the exact message or a TypeError naming the field', async (t) => {
+test('wrong config types fail ctx.plugin() with the exact message or a TypeError naming the field', async (t) => {
   const harness = await boot()
   const threshold = (shown) => `repeat-tool-guard: invalid threshold ${shown} — every threshold must be an integer >= 2`
   const preview = (shown) => `repeat-tool-guard: invalid argumentsPreviewChars ${shown} — must be an integer >= 1`

@@ -77,7 +77,7 @@ impl RawValue {
 }
 
 /// The user settings, before validation: the reference's four, then the
-/// opt-in ones (issue 7), each `Missing` (off) unless given.
+/// opt-in ones, each `Missing` (off) unless given.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RawConfig {
     pub thresholds: RawValue,

@@ -5,7 +5,7 @@
 //! which the plugin writes itself and the chain keeps or hashes ([`digest`]);
 //! tool-name [`patterns`], per-agent [`chains`], [`reminders`], validated
 //! [`config`]. [`Guard`] ties them together the way
-//! the plugin uses them. The opt-in features of issue 7 ([`cycles`],
+//! the plugin uses them. The opt-in features ([`cycles`],
 //! [`overrides`], `sameResultOnly`, `repeatEvery`) and the [`stats`] counters
 //! stay off the reference's path unless configured.
 

@@ -4,7 +4,7 @@
 //! well-formed (thresholds 2..=13, short patterns, small preview caps, so runs reach
 //! every tier and previews cut everywhere) or raw values of any shape, which must be
 //! accepted or rejected exactly as the spec orders the checks — never with a panic.
-//! Well-formed configs may also turn on the opt-in features of issue 7 (cycles,
+//! Well-formed configs may also turn on the opt-in features (cycles,
 //! sameResultOnly with results drawn from a pool, overrides, repeatEvery), which the
 //! model implements its own way: cycles from each agent's whole history of calls.
 #![no_main]
@@ -744,7 +744,7 @@ fn verdict_kind(error: &ConfigError) -> &'static str {
         ConfigError::NotAnObject(_) => "NotAnObject",
         ConfigError::NotAList { .. } => "NotAList",
         ConfigError::NotAString { .. } => "NotAString",
-        // The opt-in keys (issue 7), which these raw configs leave absent.
+        // The opt-in keys, which these raw configs leave absent.
         ConfigError::NotAnObjectField { .. } => "NotAnObjectField",
         ConfigError::InvalidMaxPeriod(_) => "InvalidMaxPeriod",
         ConfigError::InvalidRepeats(_) => "InvalidRepeats",

@@ -1,4 +1,4 @@
-// Issue 6.1 as it was seen: three identical calls nested 5,000 levels deep through the real loop,
+// Deep arguments through the real loop: three identical calls nested 5,000 levels deep through the real loop,
 // on a main thread's default stack (ava's workers have a larger one). Runs this plugin and the
 // reference and prints, per plugin, the tool results and reminders the model saw.
 import * as reference from '@deepseek-ai/dsh-repeat-tool-reminder'

@@ -21,3 +21,21 @@ test('a cordis.yml entry loads the plugin by package name; reminders arrive in a
   t.deepEqual(got.map((r) => r.source.summary), ['grep × 3', 'grep × 5'], 'todo_write is excluded, as configured in the file')
   t.is(got[0].text, GENTLE)
 })
+
+test('an invalid config in a cordis.yml is logged by the loader, which skips the plugin instead of throwing', async (t) => {
+  const harness = await boot()
+  const logged = []
+  harness.ctx.logger.exporter({
+    levels: { default: 3 },
+    export: (message) => {
+      if (message.type === 'error' || message.type === 'warn') logged.push(message.args.map(String).join(' '))
+    },
+  })
+  await harness.ctx.plugin(Loader, { baseUrl: new URL('../../index.js', import.meta.url).href })
+  await harness.ctx.plugin(Include, { path: new URL('./fixtures/quoted-threshold.yml', import.meta.url).href })
+  await t.notThrowsAsync(harness.ctx.loader.await())
+  t.true(logged.some((line) => line.includes('repeat-tool-guard: invalid threshold 3 — every threshold must be an integer >= 2')), logged.join('\n'))
+  const a = await harness.agent('agent-yml-invalid', [...Array.from({ length: 3 }, () => callTool('grep', { q: 1 })), say('done')])
+  await a.run()
+  t.deepEqual(reminders(a.events(), guardModule.name), [], 'the plugin is not loaded')
+})

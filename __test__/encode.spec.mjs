@@ -1,16 +1,18 @@
 // The plugin's fast path (encode.js → __observeEncoded) against the class path (JSON.stringify's
 // rules in Rust): the JavaScript walk must put every object's members in canonical order and leave
-// out what JSON leaves out, and Rust must accept exactly that. Runs on Node 20 and 22.
+// out what JSON leaves out, and Rust must accept exactly that. Part of the addon suite.
 import test from 'ava'
 import { createRequire } from 'node:module'
 import { Worker } from 'node:worker_threads'
 import * as plugin from '../index.js'
-import { RepeatToolGuard, canonicalize } from '../index.js'
+import { canonicalize } from '../index.js'
 import { HEADER, encode, encoded, inMemory, release, useMemory } from '../lib/encode.js'
 import { listenersOf } from './support/listeners.mjs'
 import { randomJson, rng } from './oracle.mjs'
 
 const binding = createRequire(import.meta.url)('../lib/native.cjs')
+// The native class itself: these tests hand its guards' handles to the hot path, as the plugin does.
+const { RepeatToolGuard } = binding
 
 /** A string's key form (core/src/form.rs): tag, LEB128 length, code units in one byte or two. */
 function stringForm(text) {

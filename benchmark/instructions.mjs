@@ -4,12 +4,15 @@
 // any), for counting under valgrind: the difference between two call counts, divided, leaves out
 // start-up. `benchmark/instructions.sh [dir]` prints it for this tree or for another built
 // checkout. Not part of npm run bench (valgrind is slow).
+import { existsSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { pathToFileURL } from 'node:url'
 import { SMALL } from './cases.mjs'
 const [dir, calls] = [process.argv[2], Number(process.argv[3])]
-const { encode, encoded, useMemory } = await import(pathToFileURL(`${dir}/lib/encode.js`).href)
-const binding = createRequire(`${dir}/`)('./lib/native.cjs')
+// Checkouts from before lib/ keep the glue at their root.
+const glue = existsSync(`${dir}/lib/encode.js`) ? `${dir}/lib` : dir
+const { encode, encoded, useMemory } = await import(pathToFileURL(`${glue}/encode.js`).href)
+const binding = createRequire(`${glue}/`)('./native.cjs')
 const inMemory = useMemory !== undefined && process.env.INSTRUCTIONS_PATH !== 'encoded'
 if (inMemory) useMemory(binding.__callMemory)
 const guard = new binding.RepeatToolGuard({})

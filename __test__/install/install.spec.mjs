@@ -1,46 +1,22 @@
-// The package as a user gets it: `npm pack` of the root package (with the optionalDependencies
-// `napi pre-publish` adds at release) and of this platform's package (its .node put there by
-// `napi artifacts`, from the binary the build already made: nothing is rebuilt), both installed
-// into a fresh project beside the published deepseek-harness 0.1.0-rc.8. There: a real agent turn
-// that loads the plugin by package name from a cordis.yml, ESM import and CommonJS require on this
-// Node (20 in CI's first job and here) and on the harness Node, a TypeScript consumer checked by
-// `tsc --noEmit`, and the error a user sees when the platform package is missing.
+// The package as a user gets it (packed.mjs: `npm pack` of the root package as released and of
+// this platform's package with the built binary), installed into a fresh project beside the
+// published deepseek-harness 0.1.0-rc.8. There: a real agent turn that loads the plugin by package
+// name from a cordis.yml, ESM import and CommonJS require on this Node (20 in CI's first job and
+// here) and on the harness Node, a TypeScript consumer checked by `tsc --noEmit`, and the error a
+// user sees when the platform package is missing.
 // Runs in `npm test` (scripts/test.sh sets TEST_HARNESS_NODE: a Node >= 22.19, or "skip").
 import { execFileSync } from 'node:child_process'
-import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, renameSync, rmSync, writeFileSync } from 'node:fs'
-import { createRequire } from 'node:module'
-import { tmpdir } from 'node:os'
+import { copyFileSync, existsSync, readdirSync, renameSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { fileURLToPath, pathToFileURL } from 'node:url'
+import { pathToFileURL } from 'node:url'
 import test from 'ava'
 import { GENTLE } from '../oracle.mjs'
+import { harnessDependencies, harnessNode, host, installProject, makeWork, once, packPackages, pkg, removeWork, root, run } from './packed.mjs'
 
-const require = createRequire(import.meta.url)
-const root = fileURLToPath(new URL('../..', import.meta.url))
-const pkg = require('../../package.json')
-const { expectedBinary } = require('../../lib/missing-binary.cjs')
-const host = expectedBinary()
-const harnessNode = process.env.TEST_HARNESS_NODE && process.env.TEST_HARNESS_NODE !== 'skip' ? process.env.TEST_HARNESS_NODE : null
-const npmCli = process.env.npm_execpath && process.env.npm_execpath.endsWith('.js') ? [process.execPath, process.env.npm_execpath] : ['npm']
-const builtBinary = join(root, `${pkg.napi.binaryName}.${host.platform}.node`)
-
-// realpath: Node reports resolved modules by their real path (macOS' tmpdir is a symlink).
-const work = realpathSync(mkdtempSync(join(tmpdir(), 'rtg-install-')))
+const work = makeWork('rtg-install-')
 const app = join(work, 'app')
-test.after.always(() => {
-  if (!process.env.KEEP_INSTALL_TEST) rmSync(work, { recursive: true, force: true })
-})
+test.after.always(() => removeWork(work))
 
-function run(command, args, options = {}) {
-  return execFileSync(command, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], ...options })
-}
-function npm(args, cwd) {
-  return run(npmCli[0], [...npmCli.slice(1), ...args], { cwd, env: { ...process.env, npm_config_update_notifier: 'false' } })
-}
-function pack(dir) {
-  const [{ filename, files }] = JSON.parse(npm(['pack', '--ignore-scripts', '--json', '--pack-destination', join(work, 'pack')], dir))
-  return { tarball: join(work, 'pack', filename), files: files.map((file) => file.path).sort() }
-}
 /** Runs `source` as a file in the app with `node`; returns stdout, and throws with stderr on failure. */
 function inApp(node, file, source) {
   writeFileSync(join(app, file), source)
@@ -52,73 +28,18 @@ function inApp(node, file, source) {
 }
 
 // Prepared once, by the first test that needs it; a failure fails every test that needs it.
-let prepared
-const setup = () => {
-  prepared ??= (() => {
-    try {
-      return { value: prepare() }
-    } catch (error) {
-      return { error }
-    }
-  })()
-  if (prepared.error) throw prepared.error
-  return prepared.value
-}
-
-function prepare() {
-  if (!existsSync(builtBinary)) throw new Error(`${builtBinary} is missing: run \`npm run build\` first`)
-  mkdirSync(join(work, 'pack'))
-
-  // The root package, then the same with the optionalDependencies `napi pre-publish` writes
-  // (every npm/<platform> package, at this version) before the release publishes it.
-  const packed = pack(root)
-  const stage = join(work, 'stage-root')
-  mkdirSync(stage)
-  run('tar', ['-xzf', packed.tarball, '-C', stage])
-  rmSync(packed.tarball)
-  const manifestPath = join(stage, 'package', 'package.json')
-  const manifest = JSON.parse(readFileSync(manifestPath, 'utf8'))
-  const platforms = readdirSync(join(root, 'npm')).sort()
-  manifest.optionalDependencies = Object.fromEntries(platforms.map((platform) => [`${pkg.name}-${platform}`, pkg.version]))
-  writeFileSync(manifestPath, `${JSON.stringify(manifest, null, 2)}\n`)
-  const rootPackage = pack(join(stage, 'package'))
-
-  // This platform's package: npm/<platform> with the built binary, copied in by `napi artifacts`
-  // (run on a copy of package.json and npm/: napi keeps its paths inside the project it runs in)
-  const project = join(work, 'stage-napi')
-  mkdirSync(join(project, 'artifacts'), { recursive: true })
-  copyFileSync(join(root, 'package.json'), join(project, 'package.json'))
-  cpSync(join(root, 'npm'), join(project, 'npm'), { recursive: true })
-  copyFileSync(builtBinary, join(project, 'artifacts', `${pkg.napi.binaryName}.${host.platform}.node`))
-  // Only this target is at hand (CI's release job has them all): a config naming just it.
-  writeFileSync(join(project, 'napi-host.json'), JSON.stringify({ targets: [host.target] }))
-  run(join(root, 'node_modules', '.bin', 'napi'), ['artifacts', '--cwd', project, '--config-path', 'napi-host.json', '--output-dir', 'artifacts', '--npm-dir', 'npm'])
-  const platformPackage = pack(join(project, 'npm', host.platform))
-
-  // A fresh project: both tarballs, the published harness (the versions the suites use), and the
-  // published cordis.yml loader. `npm install` (no lockfile) from the cache where it can.
-  const harness = Object.fromEntries(Object.entries(pkg.devDependencies).filter(([name]) => name.startsWith('@deepseek-ai/') && name !== '@deepseek-ai/dsh-repeat-tool-reminder'))
-  mkdirSync(app)
-  writeFileSync(join(app, 'package.json'), `${JSON.stringify({
-    name: 'harness-project',
-    private: true,
-    type: 'module',
-    dependencies: {
-      ...harness,
-      [pkg.name]: `file:${rootPackage.tarball}`,
-      [`${pkg.name}-${host.platform}`]: `file:${platformPackage.tarball}`,
-    },
-  }, null, 2)}\n`)
-  const started = Date.now()
-  npm(['install', '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts'], app)
-  const installSeconds = (Date.now() - started) / 1000
+// A fresh project: both tarballs, the published harness (the versions the suites use), and the
+// published cordis.yml loader.
+const setup = once(async () => {
+  const packed = packPackages(work)
+  const installSeconds = await installProject(app, 'harness-project', { ...harnessDependencies, ...packed.dependencies })
   copyFileSync(join(root, '__test__', 'support', 'scripted.mjs'), join(app, 'scripted.mjs'))
   copyFileSync(join(root, '__test__', 'harness', 'fixtures', 'cordis.yml'), join(app, 'cordis.yml'))
-  return { rootPackage, platformPackage, manifest, installSeconds }
-}
+  return { ...packed, installSeconds }
+})
 
-test.serial('the packed packages: root without a binary, optionalDependencies on every platform package; the platform package with its binary', (t) => {
-  const { rootPackage, platformPackage, manifest, installSeconds } = setup()
+test.serial('the packed packages: root without a binary, optionalDependencies on every platform package; the platform package with its binary', async (t) => {
+  const { rootPackage, platformPackage, manifest, installSeconds } = await setup()
   t.log(`npm install into the fresh project: ${installSeconds.toFixed(1)} s`)
   // package.json's files: the entry points and every file under lib/ (the hand-written glue).
   const shipped = pkg.files.flatMap((entry) => entry.endsWith('/') ? readdirSync(join(root, entry)).map((file) => entry + file) : [entry])
@@ -158,8 +79,8 @@ const cjsOnly = `
   console.log(JSON.stringify({ name: guard.name, apply: typeof guard.apply, config: typeof guard.Config, seen: [1, 2, 3].map(() => g.observe('a', 't', '{}')?.tier ?? null) }))
 `
 
-function checkDirect(t, node, label) {
-  setup()
+async function checkDirect(t, node, label) {
+  await setup()
   const run = (source, file) => {
     writeFileSync(join(app, file), source)
     return execFileSync(node, [join(app, file)], { cwd: app, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] })
@@ -188,17 +109,17 @@ function checkDirect(t, node, label) {
   t.is(stderr, '')
 }
 
-test.serial(`ESM import and CommonJS require work on this Node (${process.version}), the class directly`, (t) => {
-  checkDirect(t, process.execPath, 'host')
+test.serial(`ESM import and CommonJS require work on this Node (${process.version}), the class directly`, async (t) => {
+  await checkDirect(t, process.execPath, 'host')
 })
 
 if (harnessNode) {
-  test.serial('ESM import and CommonJS require work on the harness Node', (t) => {
-    checkDirect(t, harnessNode, 'harness')
+  test.serial('ESM import and CommonJS require work on the harness Node', async (t) => {
+    await checkDirect(t, harnessNode, 'harness')
   })
 
-  test.serial('a real agent turn: cordis.yml names the package, the loader resolves it from node_modules, reminders arrive', (t) => {
-    setup()
+  test.serial('a real agent turn: cordis.yml names the package, the loader resolves it from node_modules, reminders arrive', async (t) => {
+    await setup()
     const out = JSON.parse(inApp(harnessNode, 'turn.mjs', `
       import Loader from '@deepseek-ai/cordis-plugin-loader'
       import Include from '@deepseek-ai/cordis-plugin-include'
@@ -231,8 +152,8 @@ if (harnessNode) {
   console.log('# install: no Node >= 22.19 for the harness (TEST_HARNESS_NODE), so no agent turn and no Node 22 import check here')
 }
 
-test.serial('a TypeScript consumer typechecks against index.d.ts (tsc --noEmit, strict)', (t) => {
-  setup()
+test.serial('a TypeScript consumer typechecks against index.d.ts (tsc --noEmit, strict)', async (t) => {
+  await setup()
   writeFileSync(join(app, 'tsconfig.json'), JSON.stringify({
     compilerOptions: { target: 'es2022', module: 'nodenext', moduleResolution: 'nodenext', strict: true, noEmit: true, skipLibCheck: false, types: [] },
     files: ['consumer.ts'],
@@ -291,8 +212,8 @@ import('${pkg.name}').then((m) => m.notAnExport)
   }
 })
 
-test.serial('without the platform package, importing the package throws the one clear error', (t) => {
-  setup()
+test.serial('without the platform package, importing the package throws the one clear error', async (t) => {
+  await setup()
   const installed = join(app, 'node_modules', `${pkg.name}-${host.platform}`)
   const aside = join(work, 'aside')
   renameSync(installed, aside)

@@ -275,6 +275,8 @@ pub(crate) fn read_args<const N: usize>(
 ) -> Result<[napi_value; N]> {
     let mut argc = N;
     let mut argv = [ptr::null_mut(); N];
+    // SAFETY: `js.env` and `info` are the running callback's; `argv` has room for `argc` (N)
+    // handles.
     let status = unsafe {
         sys::napi_get_cb_info(
             js.env,
@@ -377,6 +379,7 @@ fn observe_call(
     match observed {
         // No reminder: `undefined` in JavaScript (a null result), cheaper than asking for `null`.
         None => Ok(ptr::null_mut()),
+        // SAFETY: `js.env` is the running callback's env, where napi-rs makes the object.
         Some(reminder) => unsafe { Reminder::to_napi_value(js.env, Reminder::from(reminder)) },
     }
 }

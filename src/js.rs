@@ -10,6 +10,10 @@ use napi::sys::{self, napi_env, napi_value};
 use napi::{Error, Result, Status};
 
 /// A borrowed `napi_env` for the duration of one call from JavaScript.
+///
+/// Made only from the env Node-API hands a callback, and dropped before it returns: the raw
+/// calls below are sound because they use that env, on its thread, with handles from the same
+/// call, and write only through pointers to locals or to buffers of the size they pass.
 #[derive(Clone, Copy)]
 pub struct Js {
     pub env: napi_env,
@@ -64,6 +68,7 @@ impl Js {
     pub fn kind(self, value: napi_value) -> Result<Kind> {
         let mut t = 0;
         check(
+            // SAFETY: the running call's env and its handles (see `Js`); out-pointers are locals.
             unsafe { sys::napi_typeof(self.env, value, &mut t) },
             "typeof",
         )?;
@@ -84,6 +89,7 @@ impl Js {
     pub fn global(self) -> Result<napi_value> {
         let mut out = ptr::null_mut();
         check(
+            // SAFETY: the running call's env and its handles (see `Js`); out-pointers are locals.
             unsafe { sys::napi_get_global(self.env, &mut out) },
             "get global",
         )?;
@@ -93,6 +99,7 @@ impl Js {
     pub fn undefined(self) -> Result<napi_value> {
         let mut out = ptr::null_mut();
         check(
+            // SAFETY: the running call's env and its handles (see `Js`); out-pointers are locals.
             unsafe { sys::napi_get_undefined(self.env, &mut out) },
             "get undefined",
         )?;
@@ -103,6 +110,7 @@ impl Js {
     pub fn named(self, object: napi_value, name: &std::ffi::CStr) -> Result<napi_value> {
         let mut out = ptr::null_mut();
         check(
+            // SAFETY: the running call's env and its handles (see `Js`); out-pointers are locals.
             unsafe { sys::napi_get_named_property(self.env, object, name.as_ptr(), &mut out) },
             "property read",
         )?;
@@ -112,6 +120,7 @@ impl Js {
     pub fn property(self, object: napi_value, key: napi_value) -> Result<napi_value> {
         let mut out = ptr::null_mut();
         check(
+            // SAFETY: the running call's env and its handles (see `Js`); out-pointers are locals.
             unsafe { sys::napi_get_property(self.env, object, key, &mut out) },
             "property read",
         )?;
@@ -121,6 +130,7 @@ impl Js {
     pub fn element(self, array: napi_value, index: u32) -> Result<napi_value> {
         let mut out = ptr::null_mut();
         check(
+            // SAFETY: the running call's env and its handles (see `Js`); out-pointers are locals.
             unsafe { sys::napi_get_element(self.env, array, index, &mut out) },
             "element read",
         )?;
@@ -130,6 +140,7 @@ impl Js {
     pub fn is_array(self, value: napi_value) -> Result<bool> {
         let mut out = false;
         check(
+            // SAFETY: the running call's env and its handles (see `Js`); out-pointers are locals.
             unsafe { sys::napi_is_array(self.env, value, &mut out) },
             "isArray",
         )?;
@@ -139,6 +150,7 @@ impl Js {
     pub fn array_length(self, array: napi_value) -> Result<u32> {
         let mut out = 0;
         check(
+            // SAFETY: the running call's env and its handles (see `Js`); out-pointers are locals.
             unsafe { sys::napi_get_array_length(self.env, array, &mut out) },
             "array length",
         )?;
@@ -149,6 +161,7 @@ impl Js {
     pub fn keys(self, object: napi_value) -> Result<napi_value> {
         let mut out = ptr::null_mut();
         check(
+            // SAFETY: the running call's env and its handles (see `Js`); out-pointers are locals.
             unsafe {
                 sys::napi_get_all_property_names(
                     self.env,
@@ -167,6 +180,7 @@ impl Js {
     pub fn number(self, value: napi_value) -> Result<f64> {
         let mut out = 0.0;
         check(
+            // SAFETY: the running call's env and its handles (see `Js`); out-pointers are locals.
             unsafe { sys::napi_get_value_double(self.env, value, &mut out) },
             "number read",
         )?;
@@ -176,6 +190,7 @@ impl Js {
     pub fn boolean(self, value: napi_value) -> Result<bool> {
         let mut out = false;
         check(
+            // SAFETY: the running call's env and its handles (see `Js`); out-pointers are locals.
             unsafe { sys::napi_get_value_bool(self.env, value, &mut out) },
             "boolean read",
         )?;
@@ -193,6 +208,7 @@ impl Js {
     pub fn utf16_append(self, value: napi_value, units: &mut Vec<u16>) -> Result<()> {
         let mut len = 0;
         check(
+            // SAFETY: the running call's env and its handles (see `Js`); out-pointers are locals.
             unsafe {
                 sys::napi_get_value_string_utf16(self.env, value, ptr::null_mut(), 0, &mut len)
             },
@@ -202,6 +218,8 @@ impl Js {
         units.reserve(len + 1);
         let mut written = 0;
         check(
+            // SAFETY: `units` has room for `len + 1` units after `start` (reserved above), the size
+            // passed.
             unsafe {
                 sys::napi_get_value_string_utf16(
                     self.env,
@@ -228,6 +246,8 @@ impl Js {
         let mut length = 0;
         // Anything but an ArrayBuffer makes Node-API answer napi_invalid_arg: no separate check.
         let status =
+            // SAFETY: the running call's env and its handles (see `Js`); out-pointers are locals. A
+            // value that is not an ArrayBuffer gets an error status, checked below.
             unsafe { sys::napi_get_arraybuffer_info(self.env, value, &mut data, &mut length) };
         if status != sys::Status::napi_ok {
             return Err(Error::new(
@@ -242,6 +262,7 @@ impl Js {
     pub fn utf8(self, value: napi_value) -> Result<String> {
         let mut len = 0;
         check(
+            // SAFETY: the running call's env and its handles (see `Js`); out-pointers are locals.
             unsafe {
                 sys::napi_get_value_string_utf8(self.env, value, ptr::null_mut(), 0, &mut len)
             },
@@ -250,6 +271,8 @@ impl Js {
         let mut bytes: Vec<u8> = Vec::with_capacity(len + 1);
         let mut written = 0;
         check(
+            // SAFETY: `bytes` has capacity `len + 1`, the size passed; Node-API writes at most
+            // that.
             unsafe {
                 sys::napi_get_value_string_utf8(
                     self.env,
@@ -275,6 +298,8 @@ impl Js {
     pub fn string(self, text: &str) -> Result<napi_value> {
         let mut out = ptr::null_mut();
         check(
+            // SAFETY: the running call's env and its handles (see `Js`); out-pointers are locals.
+            // `text`'s pointer and length describe its bytes, which Node-API copies.
             unsafe {
                 sys::napi_create_string_utf8(
                     self.env,
@@ -296,6 +321,8 @@ impl Js {
     ) -> Result<napi_value> {
         let mut out = ptr::null_mut();
         check(
+            // SAFETY: the running call's env and its handles (see `Js`); out-pointers are locals.
+            // `args` is a live slice of handles, passed with its length.
             unsafe {
                 sys::napi_call_function(
                     self.env,
@@ -314,6 +341,8 @@ impl Js {
     pub fn construct(self, constructor: napi_value) -> Result<napi_value> {
         let mut out = ptr::null_mut();
         check(
+            // SAFETY: the running call's env and its handles (see `Js`); out-pointers are locals.
+            // No arguments: argc 0 with a null argv.
             unsafe { sys::napi_new_instance(self.env, constructor, 0, ptr::null(), &mut out) },
             "new",
         )?;
@@ -323,17 +352,21 @@ impl Js {
     /// Takes the pending exception, if any, so the caller can look at it.
     pub fn take_exception(self) -> Option<napi_value> {
         let mut pending = false;
+        // SAFETY: the running call's env and its handles (see `Js`); out-pointers are locals.
         unsafe { sys::napi_is_exception_pending(self.env, &mut pending) };
         if !pending {
             return None;
         }
         let mut out = ptr::null_mut();
+        // SAFETY: the running call's env and its handles (see `Js`); out-pointers are locals.
         let status = unsafe { sys::napi_get_and_clear_last_exception(self.env, &mut out) };
         (status == sys::Status::napi_ok).then_some(out)
     }
 
     /// Throws `error` again and reports it as pending.
     pub fn rethrow(self, error: napi_value) -> Error {
+        // SAFETY: the running call's env and its handles (see `Js`); out-pointers are locals.
+        // `error` is a handle of this env.
         unsafe { sys::napi_throw(self.env, error) };
         Error::new(Status::PendingException, "rethrown".to_owned())
     }
@@ -361,17 +394,22 @@ impl Js {
             let text = self.string(message)?;
             let mut error = ptr::null_mut();
             let status = match class {
+                // SAFETY: `self.env` is the live env (see `Js`) and `text` a string handle of it;
+                // `error` is a local.
                 ErrorClass::Error => unsafe {
                     sys::napi_create_error(self.env, ptr::null_mut(), text, &mut error)
                 },
+                // SAFETY: as above.
                 ErrorClass::TypeError => unsafe {
                     sys::napi_create_type_error(self.env, ptr::null_mut(), text, &mut error)
                 },
+                // SAFETY: as above.
                 ErrorClass::RangeError => unsafe {
                     sys::napi_create_range_error(self.env, ptr::null_mut(), text, &mut error)
                 },
             };
             check(status, "error create")?;
+            // SAFETY: `self.env` is the live env and `error` the handle just created.
             check(unsafe { sys::napi_throw(self.env, error) }, "throw")
         })();
         match thrown {

@@ -355,6 +355,8 @@ fn export_function(
     callback: unsafe extern "C" fn(sys::napi_env, sys::napi_callback_info) -> napi_value,
 ) -> Result<()> {
     let mut function = std::ptr::null_mut();
+    // SAFETY: `js.env` is the env of module initialization; `name` is NUL-terminated and its length
+    // given; `callback` has the signature Node-API calls.
     let status = unsafe {
         sys::napi_create_function(
             js.env,
@@ -372,6 +374,8 @@ fn export_function(
         )));
     }
     let status =
+        // SAFETY: `js.env` is the live env; `exports` and `function` are its handles, `name` is
+        // NUL-terminated.
         unsafe { sys::napi_set_named_property(js.env, exports.raw(), name.as_ptr(), function) };
     if status != sys::Status::napi_ok {
         return Err(napi::Error::from_reason(format!(

@@ -38,6 +38,7 @@ pub(crate) struct Memory {
 // writes them on its own thread, and Rust reads them only inside a call from
 // that thread, while no JavaScript runs.
 unsafe impl Send for Memory {}
+// SAFETY: as for `Send`: every access happens on the thread that made the memory.
 unsafe impl Sync for Memory {}
 
 impl Memory {
@@ -56,7 +57,8 @@ impl Memory {
 
     /// Marks this memory current or not, in the header slot `encode.js` reads.
     pub(crate) fn set_current(&self, current: bool) {
-        // SAFETY: the header lies within the bytes, 8-aligned, and no JavaScript runs during a call.
+        // SAFETY: the header lies within the bytes, 8-aligned, and no JavaScript runs during a
+        // call.
         unsafe {
             self.bytes
                 .as_ptr()
@@ -103,6 +105,8 @@ fn create_buffer(js: Js, info: napi_callback_info) -> Result<napi_value> {
     // The buffer's share, released by its finalizer.
     let share = Box::into_raw(Box::new(Arc::clone(&memory)));
     let mut buffer = ptr::null_mut();
+    // SAFETY: `js.env` is the env of the call now running. The bytes stay allocated while the
+    // buffer lives: `share` keeps the memory's `Arc` alive until the buffer's finalizer drops it.
     let status = unsafe {
         sys::napi_create_external_arraybuffer(
             js.env,

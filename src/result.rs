@@ -45,18 +45,23 @@ pub fn read(js: Js, result: napi_value) -> Result<Option<ArgumentsText>> {
     let mut flag = ptr::null_mut();
     check(
         js,
+        // SAFETY: `js.env` is the env of the call now running, `is_error` its handle, `flag` a
+        // local.
         unsafe { sys::napi_coerce_to_bool(js.env, is_error, &mut flag) },
         "Boolean(isError)",
     )?;
     let mut object = ptr::null_mut();
     check(
         js,
+        // SAFETY: `js.env` is the env of the call now running; `object` is a local.
         unsafe { sys::napi_create_object(js.env, &mut object) },
         "object create",
     )?;
     for (name, value) in [(c"content", content), (c"isError", flag)] {
         check(
             js,
+            // SAFETY: `js.env` is the live env; `object` and `value` are its handles, `name` is
+            // NUL-terminated.
             unsafe { sys::napi_set_named_property(js.env, object, name.as_ptr(), value) },
             "property write",
         )?;

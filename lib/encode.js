@@ -383,9 +383,6 @@ function writeOther(value, depth, at) {
   return at + 1
 }
 
-/** Whether `text` has no lone surrogate (Node 20 and later have `isWellFormed`). */
-const isWellFormed = (text) => text.isWellFormed()
-
 /**
  * Writes the form of a tool result as sameResultOnly compares it, `{ content, isError }` with
  * `Boolean(isError)` (read in that order, as the class path reads them), as the key form of a call
@@ -420,8 +417,8 @@ function writeResult(result, at) {
 /**
  * Encodes `value` into `encoded` for the guard with `handle`, after the agent id and the tool
  * name, and with `withResult` the form of the tool's `result` after it (`undefined` or `null`: no
- * result); false when it is not plain parsed JSON, or the id or name is long or the name not
- * well-formed Unicode (the class path converts it), and the call must take the class's `observe`.
+ * result); false when it is not plain parsed JSON or the id or name is long, and the call must
+ * take the class's `observe`. The id and name are written as code units, lone surrogates too.
  */
 export function encode(value, agentId = '', tool = '', handle = 0, withResult = false, result = undefined) {
   try {
@@ -433,7 +430,7 @@ export function encode(value, agentId = '', tool = '', handle = 0, withResult = 
       at = prefixLength
     } else {
       prefixAgentId = prefixTool = null
-      if (agentId.length >= LONG_STRING || tool.length >= LONG_STRING || !isWellFormed(tool)) return false
+      if (agentId.length >= LONG_STRING || tool.length >= LONG_STRING) return false
       // The agent id and the tool name take at most 2 * 2 * 127 + 5 bytes, fewer than INITIAL_BYTES.
       keyStart = string(agentId, 0)
       bytes[keyStart] = TOOL

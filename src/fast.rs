@@ -44,8 +44,8 @@ thread_local! {
     static SPLICE: RefCell<Splice> = RefCell::new(Splice::default());
 }
 
-/// The agent id and tool name a call's bytes start with, in UTF-8, with the
-/// bytes they came from: the next call mostly brings the same ones, which
+/// The agent id and tool name a call's bytes start with, as UTF-16 code
+/// units (lone surrogates kept), with the bytes they came from: the next call mostly brings the same ones, which
 /// are then compared in one go and neither read nor converted. Kept in the
 /// guards' thread-local table (`registry::with_prefix`), so that a call
 /// looks up one thread-local.
@@ -55,14 +55,14 @@ pub(crate) struct Prefix {
     form: Vec<u8>,
     /// Where in `form` the key form (its tool tag) starts.
     key_start: usize,
-    agent: String,
-    tool: String,
+    agent: Vec<u16>,
+    tool: Vec<u16>,
 }
 
 impl Prefix {
     /// The agent id and tool name that `bytes` start with, the key form
     /// starting at `key_start` (within `bytes`), and where its arguments start.
-    fn read(&mut self, bytes: &[u8], key_start: usize) -> Result<(&str, &str, usize)> {
+    fn read(&mut self, bytes: &[u8], key_start: usize) -> Result<(&[u16], &[u16], usize)> {
         let known = &self.form[..];
         // The form is prefix-free: bytes that start with a whole string's form hold that string.
         let starts_with_known = bytes
@@ -80,13 +80,13 @@ impl Prefix {
             .split_at_checked(key_start)
             .ok_or_else(|| out_of_range("key start"))?;
         match read_string(agent_form, 0) {
-            Ok((agent, end)) if end == key_start => agent.to_utf8(&mut self.agent),
+            Ok((agent, end)) if end == key_start => agent.to_units(&mut self.agent),
             _ => return Err(malformed("agent id")),
         }
         let end = match key.first() {
             Some(&TOOL) => {
                 let (tool, end) = read_string(key, 1).map_err(|_| malformed("tool name"))?;
-                tool.to_utf8(&mut self.tool);
+                tool.to_units(&mut self.tool);
                 end
             }
             _ => return Err(malformed("tool name")),

@@ -38,11 +38,12 @@ fn map_registry_error(js: Js, error: registry::RegistryError) -> napi::Error {
     js.throw(ErrorClass::Error, &error.to_string())
 }
 
-/// Reads a string argument named `name`; anything else is a `TypeError` naming it.
-fn string_arg(js: Js, value: Unknown, name: &str) -> Result<String> {
+/// Reads a string argument named `name` as UTF-16 code units, lone surrogates
+/// included; anything else is a `TypeError` naming it.
+fn string_arg(js: Js, value: Unknown, name: &str) -> Result<Vec<u16>> {
     let value = value.raw();
     match js.kind(value)? {
-        Kind::String => js.utf8(value),
+        Kind::String => js.utf16(value),
         other => Err(js.throw(
             ErrorClass::TypeError,
             &format!(
@@ -60,7 +61,7 @@ fn raw_value(js: Js, value: napi_value, list_level: bool) -> Result<RawValue> {
         Kind::Undefined => RawValue::Missing,
         Kind::Number => RawValue::Number(js.number(value)?),
         Kind::Boolean => RawValue::Bool(js.boolean(value)?),
-        Kind::String => RawValue::String(String::from_utf16_lossy(&js.utf16(value)?)),
+        Kind::String => RawValue::String(js.utf16(value)?),
         Kind::Object if list_level && js.is_array(value)? => {
             let items = (0..js.array_length(value)?)
                 .map(|index| raw_value(js, js.element(value, index)?, false))
@@ -157,7 +158,7 @@ pub struct Reminder {
     /// The text the model reads, exactly as the reference plugin words it (for `gentle` and `detailed`).
     pub text: Utf16String,
     /// Only for `cycle`: the repeated block's tools, in call order.
-    pub tools: Option<Vec<String>>,
+    pub tools: Option<Vec<Utf16String>>,
 }
 
 impl From<repeat_tool_guard_core::Reminder> for Reminder {
@@ -166,7 +167,8 @@ impl From<repeat_tool_guard_core::Reminder> for Reminder {
             tier: reminder.tier.as_str().to_owned(),
             count: reminder.count as f64,
             text: reminder.text.into(),
-            tools: (reminder.tier == Tier::Cycle).then_some(reminder.tools),
+            tools: (reminder.tier == Tier::Cycle)
+                .then(|| reminder.tools.into_iter().map(Utf16String::from).collect()),
         }
     }
 }

@@ -10,8 +10,11 @@ import { deepFreeze, listenersOf } from '../support/listeners.mjs'
 
 const CALLS = Number(process.env.FUZZ_CALLS ?? 100_000)
 const SEED = Number(process.env.FUZZ_SEED ?? 20261129)
-const TOOLS = ['grep', 'read', 'todo_write', 'mcp_fs.get', 'a?b', 'x[1]', 'run{a,b}', 'back\\slash', 'tool*']
-const PATTERNS = ['grep', 'read*', '*', 'mcp_*', 'mcp_fs.get', 'mcp_fs?get', 'a?b', 'x[1]', 'run{a,b}', 'back\\slash', 'tool*', '*_write', '.*', '^grep$', 'g*p']
+// Names with lone surrogates, U+FFFD and halves of a pair: keyed and matched by code unit.
+const TOOLS = ['grep', 'read', 'todo_write', 'mcp_fs.get', 'a?b', 'x[1]', 'run{a,b}', 'back\\slash', 'tool*', 'x\uD800', 'x\uDBFF', 'x\uFFFD', 'a😀', '\uDE00a\uD83D']
+const PATTERNS = ['grep', 'read*', '*', 'mcp_*', 'mcp_fs.get', 'mcp_fs?get', 'a?b', 'x[1]', 'run{a,b}', 'back\\slash', 'tool*', '*_write', '.*', '^grep$', 'g*p', 'x\uD800', 'x\uFFFD', 'x*', 'a*\uDE00', '*\uD83D', '\uDE00*']
+// Agent ids: plain ones, or ones told apart only by a lone surrogate (or U+FFFD).
+const AGENT_IDS = [['agent-0', 'agent-1', 'agent-2'], ['a\uD800', 'a\uDBFF', 'a\uFFFD']]
 
 /** Same value, properties inserted in reverse order: must canonicalize identically. */
 function reordered(value) {
@@ -71,7 +74,8 @@ test(`differential fuzzing against the reference: ${CALLS} calls with identical 
     const config = randomConfig(next)
     const ours = listenersOf(guard, config)
     const theirs = listenersOf(reference, config)
-    const agents = Array.from({ length: 1 + Math.floor(next() * 3) }, (_, i) => ({ id: `agent-${i}` }))
+    const ids = AGENT_IDS[next() < 0.7 ? 0 : 1]
+    const agents = Array.from({ length: 1 + Math.floor(next() * 3) }, (_, i) => ({ id: ids[i] }))
     const pool = Array.from({ length: 3 }, () => [TOOLS[Math.floor(next() * TOOLS.length)], randomArguments(next, config.argumentsPreviewChars)])
     for (let step = 0; step < 200 && calls < CALLS; step++) {
       const slot = Math.floor(next() * agents.length)

@@ -65,6 +65,27 @@ const scenarios = {
     script: [...times(3, () => callTool('grep', '{"q": oops')), say('done')],
     expect: [GENTLE, detailed('grep', 3, '"{\\"q\\": oops"')],
   },
+  // Unregistered tool names reach tools/post-execute as the model sent them, lone surrogates too.
+  'tool names differing only in a lone surrogate are different tools, named exactly': {
+    config: { thresholds: [2, 3] },
+    script: [callTool('x\uD800', {}), ...times(3, () => callTool('x\uDBFF', '{"q":"\\ud800"}')), say('done')],
+    expect: [GENTLE, detailed('x\uDBFF', 3, '{"q":"\\ud800"}')],
+  },
+  'exclude: U+FFFD does not exclude a lone surrogate': {
+    config: { thresholds: [2], exclude: ['x\uFFFD'] },
+    script: [...times(2, () => callTool('x\uD800', {})), say('done')],
+    expect: [GENTLE],
+  },
+  'exclude: a lone surrogate excludes only itself': {
+    config: { thresholds: [2], exclude: ['x\uD800'] },
+    script: [callTool('x\uDBFF', {}), callTool('x\uD800', {}), callTool('x\uDBFF', {}), callTool('x\uD800', {}), say('done')],
+    expect: [GENTLE],
+  },
+  'include: * takes one code unit, half of a surrogate pair too': {
+    config: { thresholds: [2], include: ['a*\uDE00'] },
+    script: [...times(2, () => callTool('a😀', {})), say('done')],
+    expect: [GENTLE],
+  },
 }
 
 for (const [title, { config, script, expect }] of Object.entries(scenarios)) {
@@ -87,6 +108,25 @@ test('two agents interleaving keep separate chains', async (t) => {
   await Promise.all([a.run(), b.run()])
   t.deepEqual(reminders(a.events()).map((r) => r.source.summary), ['grep × 3'])
   t.deepEqual(reminders(b.events()), [], 'two calls of b are not added to a\'s three')
+})
+
+test('agents whose ids differ only in a lone surrogate keep separate chains, as in the reference', async (t) => {
+  const run = async (plugin) => {
+    const harness = await boot({ plugin, config: { thresholds: [3, 4] } })
+    const a = await harness.agent('a\uD800', [...times(3, () => callTool('grep', { q: 'a' })), say('a done'), callTool('grep', { q: 'a' }), say('again')])
+    const b = await harness.agent('a\uDBFF', [...times(2, () => callTool('grep', { q: 'a' })), say('b done')])
+    await Promise.all([a.run(), b.run()])
+    // A third agent, disposed: its id differs from a's in a lone surrogate only.
+    const c = await harness.agent('a\uFFFD', [say('c done')])
+    await c.run()
+    await c.dispose()
+    await a.run('keep going', 'plugin')
+    return [a, b].map((agent) => reminders(agent.events(), plugin.name).map((r) => [r.source.summary, r.text]))
+  }
+  const ours = await run(guard)
+  const fourth = detailed('grep', 4, '{"q":"a"}')
+  t.deepEqual(ours, [[['grep × 3', GENTLE], ['grep × 4', fourth]], []], 'a reaches 3 alone, b has two calls, and neither c\'s prompt nor its disposal touched a\'s chain')
+  t.deepEqual(ours, await run(reference))
 })
 
 test('a user prompt resets the chain; a plugin follow-up does not', async (t) => {

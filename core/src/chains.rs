@@ -8,7 +8,7 @@ use rustc_hash::FxBuildHasher;
 
 use crate::cycles::{CycleConfig, CycleHit, CycleTracker};
 use crate::digest::{CallKey, KeyForm};
-use crate::form::same;
+use crate::form::same_units;
 
 #[derive(Debug, Clone)]
 struct Chain {
@@ -43,33 +43,35 @@ pub struct Step<'a> {
     /// The result digest to compare (`sameResultOnly`), `None` when no result was given or when
     /// results are not compared: two `None`s are equal.
     pub result: Option<CallKey>,
-    pub tool: &'a str,
+    /// The tool name's UTF-16 code units.
+    pub tool: &'a [u16],
     pub cycles: Option<&'a CycleConfig>,
 }
 
-/// Every agent's current run.
+/// Every agent's current run, by agent id as UTF-16 code units (as JavaScript
+/// holds it: ids that differ only in a lone surrogate are different agents).
 #[derive(Debug, Default)]
 pub struct Chains {
     /// Fx hashing (rustc-hash, already in the build through napi): a few
     /// instructions for a short agent id where the default SipHash takes ~170.
     /// It is not flood-resistant, but agent ids come from the host harness, not
     /// from model output or other untrusted input, so nobody picks colliding ids.
-    by_agent: HashMap<String, Chain, FxBuildHasher>,
+    by_agent: HashMap<Vec<u16>, Chain, FxBuildHasher>,
     /// The chain of the agent that called last, kept out of `by_agent`: most
     /// calls come from the same agent as the one before, and then find their
     /// chain without hashing the id or probing the map.
-    last: Option<(String, Chain)>,
+    last: Option<(Vec<u16>, Chain)>,
 }
 
 impl Chains {
     /// Records a tracked call and returns the length of the run it belongs to.
-    pub fn advance(&mut self, agent: &str, key: CallKey) -> u64 {
+    pub fn advance(&mut self, agent: &[u16], key: CallKey) -> u64 {
         self.advance_form(agent, &key.form())
     }
 
     /// [`Chains::advance`] for a key not yet built: compared with the chain's
     /// key in place, and copied into it only when it differs.
-    pub(crate) fn advance_form(&mut self, agent: &str, form: &KeyForm<'_>) -> u64 {
+    pub(crate) fn advance_form(&mut self, agent: &[u16], form: &KeyForm<'_>) -> u64 {
         let chain = self.chain_of(agent);
         if chain.run > 0 && chain.key.is(form) {
             chain.run = chain.run.saturating_add(1);
@@ -82,18 +84,18 @@ impl Chains {
 
     /// The agent's chain, made the last one (a new agent's with a run of 0).
     /// The chain it replaces as the last goes back into the map.
-    fn chain_of(&mut self, agent: &str) -> &mut Chain {
-        let is_last = matches!(&self.last, Some((id, _)) if same(id.as_bytes(), agent.as_bytes()));
+    fn chain_of(&mut self, agent: &[u16]) -> &mut Chain {
+        let is_last = matches!(&self.last, Some((id, _)) if same_units(id, agent));
         if !is_last {
             let found = self.by_agent.remove_entry(agent);
-            let entry = found.unwrap_or_else(|| (agent.to_owned(), Chain::new()));
+            let entry = found.unwrap_or_else(|| (agent.to_vec(), Chain::new()));
             if let Some((id, chain)) = self.last.replace(entry) {
                 self.by_agent.insert(id, chain);
             }
         }
         let (_, chain) = self
             .last
-            .get_or_insert_with(|| (agent.to_owned(), Chain::new()));
+            .get_or_insert_with(|| (agent.to_vec(), Chain::new()));
         chain
     }
 
@@ -102,7 +104,7 @@ impl Chains {
     /// tracker (keys only). Returns the run length and the cycle it completes.
     // `CallKey` is treated as opaque (`Eq + Clone`), so it is cloned even while it is `Copy`.
     #[allow(clippy::clone_on_copy)]
-    pub fn advance_extended(&mut self, agent: &str, step: Step<'_>) -> (u64, Option<CycleHit>) {
+    pub fn advance_extended(&mut self, agent: &[u16], step: Step<'_>) -> (u64, Option<CycleHit>) {
         let Step {
             key,
             result,
@@ -128,7 +130,7 @@ impl Chains {
     }
 
     /// Drops an agent's chain; its next tracked call starts a new run.
-    pub fn forget(&mut self, agent: &str) {
+    pub fn forget(&mut self, agent: &[u16]) {
         if matches!(&self.last, Some((id, _)) if id == agent) {
             self.last = None;
         }
@@ -153,23 +155,29 @@ mod tests {
     use super::*;
 
     fn key(tool: &str, json: &str) -> CallKey {
-        crate::digest::call_key(tool, crate::Arguments::Json(json), &mut Default::default())
+        let tool: Vec<u16> = tool.encode_utf16().collect();
+        crate::digest::call_key(&tool, crate::Arguments::Json(json), &mut Default::default())
             .unwrap()
+    }
+
+    /// An agent id's code units.
+    fn id(text: &str) -> Vec<u16> {
+        text.encode_utf16().collect()
     }
 
     #[test]
     fn runs_count_per_agent() {
         let mut chains = Chains::default();
         let (a, b) = (key("t", "1"), key("t", "2"));
-        assert_eq!(chains.advance("x", a), 1);
-        assert_eq!(chains.advance("y", a), 1);
-        assert_eq!(chains.advance("x", a), 2);
-        assert_eq!(chains.advance("x", b), 1);
-        assert_eq!(chains.advance("y", a), 2);
-        chains.forget("y");
+        assert_eq!(chains.advance(&id("x"), a), 1);
+        assert_eq!(chains.advance(&id("y"), a), 1);
+        assert_eq!(chains.advance(&id("x"), a), 2);
+        assert_eq!(chains.advance(&id("x"), b), 1);
+        assert_eq!(chains.advance(&id("y"), a), 2);
+        chains.forget(&id("y"));
         assert_eq!(chains.len(), 1);
-        chains.forget("unknown");
-        assert_eq!(chains.advance("y", a), 1);
+        chains.forget(&id("unknown"));
+        assert_eq!(chains.advance(&id("y"), a), 1);
     }
 
     #[test]
@@ -179,25 +187,27 @@ mod tests {
         // Agents taking turns, each run kept while another agent's chain is the last one.
         for round in 1..=3 {
             for agent in ["x", "y", "z"] {
-                assert_eq!(chains.advance(agent, a), round, "{agent}");
+                assert_eq!(chains.advance(&id(agent), a), round, "{agent}");
             }
         }
         assert_eq!(chains.len(), 3);
-        assert_eq!(chains.advance("y", b), 1, "a new key restarts the run");
+        assert_eq!(chains.advance(&id("y"), b), 1, "a new key restarts the run");
         // Forgetting the last agent, and one in the map.
-        chains.forget("y");
+        chains.forget(&id("y"));
         assert_eq!(chains.len(), 2);
-        assert_eq!(chains.advance("y", b), 1);
-        chains.forget("x");
-        assert_eq!(chains.advance("z", a), 4);
-        assert_eq!(chains.advance("x", a), 1);
+        assert_eq!(chains.advance(&id("y"), b), 1);
+        chains.forget(&id("x"));
+        assert_eq!(chains.advance(&id("z"), a), 4);
+        assert_eq!(chains.advance(&id("x"), a), 1);
         assert_eq!(chains.len(), 3);
         for agent in ["x", "y", "z"] {
-            chains.forget(agent);
+            chains.forget(&id(agent));
         }
         assert!(chains.is_empty());
-        assert_eq!(chains.advance("z", a), 1);
+        assert_eq!(chains.advance(&id("z"), a), 1);
     }
+
+    const T: &[u16] = &[b't' as u16];
 
     fn step<'a>(
         key: CallKey,
@@ -207,7 +217,7 @@ mod tests {
         Step {
             key,
             result,
-            tool: "t",
+            tool: T,
             cycles,
         }
     }
@@ -219,7 +229,7 @@ mod tests {
         let (a, r1, r2) = (key("t", "1"), key("", "1"), key("", "2"));
         let run = |chains: &mut Chains, result: Option<CallKey>| {
             chains
-                .advance_extended("x", step(a.clone(), result, None))
+                .advance_extended(&id("x"), step(a.clone(), result, None))
                 .0
         };
         assert_eq!(run(&mut chains, Some(r1)), 1);
@@ -232,7 +242,7 @@ mod tests {
         assert_eq!(run(&mut chains, Some(r2)), 2);
         assert_eq!(run(&mut chains, None), 1, "no result is a value of its own");
         assert_eq!(run(&mut chains, None), 2);
-        chains.forget("x");
+        chains.forget(&id("x"));
         assert!(chains.is_empty());
     }
 
@@ -248,7 +258,7 @@ mod tests {
             .map(|(i, k)| {
                 let result = Some(key("", &i.to_string()));
                 chains
-                    .advance_extended("x", step(k, result, Some(&config)))
+                    .advance_extended(&id("x"), step(k, result, Some(&config)))
                     .1
             })
             .collect();

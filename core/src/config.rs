@@ -13,7 +13,8 @@ pub enum RawValue {
     /// The key is absent or `undefined`: the default applies.
     Missing,
     Number(f64),
-    String(String),
+    /// A string as UTF-16 code units, lone surrogates included (patterns match names by them).
+    String(Vec<u16>),
     Bool(bool),
     List(Vec<RawValue>),
     /// A plain object, read only where the config expects one (`cycles`, an
@@ -27,12 +28,17 @@ pub enum RawValue {
 }
 
 impl RawValue {
-    /// `String(v)`, as the validation messages quote values.
+    /// A [`RawValue::String`] of `text`'s code units.
+    pub fn string(text: &str) -> Self {
+        RawValue::String(text.encode_utf16().collect())
+    }
+
+    /// `String(v)`, as the validation messages quote values (a lone surrogate shown as U+FFFD).
     fn shown(&self) -> String {
         match self {
             RawValue::Missing => "undefined".into(),
             RawValue::Number(n) => js_number_to_string(*n),
-            RawValue::String(s) => s.clone(),
+            RawValue::String(s) => String::from_utf16_lossy(s),
             RawValue::Bool(b) => b.to_string(),
             RawValue::List(items) => items
                 .iter()
@@ -204,7 +210,7 @@ fn preview_chars(raw: &RawValue) -> Result<usize, ConfigError> {
     }
 }
 
-fn patterns(field: &str, raw: &RawValue) -> Result<Vec<String>, ConfigError> {
+fn patterns(field: &str, raw: &RawValue) -> Result<Vec<Vec<u16>>, ConfigError> {
     let items = match raw {
         RawValue::Missing => return Ok(Vec::new()),
         RawValue::List(items) => items,
@@ -332,7 +338,9 @@ mod tests {
         let config = GuardConfig::from_raw(&RawConfig::default()).unwrap();
         assert_eq!(config.thresholds, vec![3.0, 5.0, 8.0]);
         assert_eq!(config.preview_chars, 500);
-        assert!(config.filter.is_tracked("anything"));
+        assert!(config
+            .filter
+            .is_tracked(&"anything".encode_utf16().collect::<Vec<_>>()));
     }
 
     #[test]
@@ -372,7 +380,7 @@ mod tests {
             assert_eq!(t(list(&[3.0, bad, 1.0])), format!("repeat-tool-guard: invalid threshold {shown} — every threshold must be an integer >= 2"));
         }
         assert_eq!(
-            t(List(vec![Number(3.0), String("4".into())])),
+            t(List(vec![Number(3.0), RawValue::string("4")])),
             "repeat-tool-guard: invalid threshold 4 — every threshold must be an integer >= 2"
         );
         assert_eq!(
@@ -408,7 +416,7 @@ mod tests {
             (Number(0.0), "0"),
             (Number(1.5), "1.5"),
             (Number(f64::NAN), "NaN"),
-            (String("10".into()), "10"),
+            (RawValue::string("10"), "10"),
             (
                 Other {
                     shown: "null".into(),
@@ -424,7 +432,7 @@ mod tests {
     #[test]
     fn pattern_lists_must_be_string_arrays() {
         let e = GuardConfig::from_raw(&RawConfig {
-            include: String("grep".into()),
+            include: RawValue::string("grep"),
             ..Default::default()
         })
         .unwrap_err();
@@ -434,7 +442,7 @@ mod tests {
             "repeat-tool-guard: `include` must be an array, got string"
         );
         let e = GuardConfig::from_raw(&RawConfig {
-            exclude: List(vec![String("a".into()), Number(1.0)]),
+            exclude: List(vec![RawValue::string("a"), Number(1.0)]),
             ..Default::default()
         })
         .unwrap_err();
@@ -503,7 +511,7 @@ mod tests {
             (Number(6.0), "6"),
             (Number(2.5), "2.5"),
             (Number(f64::NAN), "NaN"),
-            (String("3".into()), "3"),
+            (RawValue::string("3"), "3"),
             (null(), "null"),
             (Missing, "undefined"),
         ] {
@@ -536,7 +544,7 @@ mod tests {
     fn same_result_only_and_repeat_every_messages() {
         for (bad, got) in [
             (null(), "null"),
-            (String("true".into()), "string"),
+            (RawValue::string("true"), "string"),
             (Number(1.0), "number"),
         ] {
             assert_eq!(
@@ -554,7 +562,7 @@ mod tests {
             (Number(0.0), "0"),
             (Number(1.5), "1.5"),
             (Number(-1.0), "-1"),
-            (String("4".into()), "4"),
+            (RawValue::string("4"), "4"),
             (null(), "null"),
             (Bool(false), "false"),
         ] {
@@ -581,7 +589,7 @@ mod tests {
                 ..Default::default()
             })
         };
-        let tools = |names: &[&str]| List(names.iter().map(|n| String(n.to_string())).collect());
+        let tools = |names: &[&str]| List(names.iter().map(|n| RawValue::string(n)).collect());
         let entry = |tools: RawValue, thresholds: RawValue| {
             obj(&[("tools", tools), ("thresholds", thresholds)])
         };
@@ -615,7 +623,7 @@ mod tests {
             )
         );
         assert_eq!(
-            o(List(vec![entry(String("a".into()), list(&[2.0]))])),
+            o(List(vec![entry(RawValue::string("a"), list(&[2.0]))])),
             (
                 "repeat-tool-guard: `overrides[0].tools` must be an array, got string".into(),
                 true
@@ -630,7 +638,7 @@ mod tests {
         );
         assert_eq!(
             o(List(vec![entry(
-                List(vec![String("a".into()), Number(1.0)]),
+                List(vec![RawValue::string("a"), Number(1.0)]),
                 list(&[2.0])
             )])),
             (

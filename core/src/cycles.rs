@@ -39,8 +39,8 @@ impl CycleConfig {
 /// A cycle completed by the latest call.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CycleHit {
-    /// The block's tools, in call order (the latest call's tool last).
-    pub tools: Vec<String>,
+    /// The block's tool names as UTF-16 code units, in call order (the latest call's tool last).
+    pub tools: Vec<Vec<u16>>,
     /// Copies of the block seen back to back.
     pub repeats: u64,
 }
@@ -48,7 +48,7 @@ pub struct CycleHit {
 #[derive(Debug, Clone)]
 struct Slot {
     key: CallKey,
-    tool: String,
+    tool: Vec<u16>,
 }
 
 /// One agent's recent calls, as far as cycles need them.
@@ -89,7 +89,7 @@ impl CycleTracker {
     /// more until its streak breaks and a cycle forms anew.
     // `CallKey` is treated as opaque (`Eq + Clone`), so it is cloned even while it is `Copy`.
     #[allow(clippy::clone_on_copy)]
-    pub fn push(&mut self, key: &CallKey, tool: &str, config: &CycleConfig) -> Option<CycleHit> {
+    pub fn push(&mut self, key: &CallKey, tool: &[u16], config: &CycleConfig) -> Option<CycleHit> {
         let max = config.max_period;
         for period in MIN_PERIOD..=max {
             let repeats_block = self.back(period, max).is_some_and(|slot| slot.key == *key);
@@ -106,11 +106,11 @@ impl CycleTracker {
             Some(slot) => {
                 slot.key = key.clone();
                 slot.tool.clear();
-                slot.tool.push_str(tool);
+                slot.tool.extend_from_slice(tool);
             }
             None => self.recent.push(Slot {
                 key: key.clone(),
-                tool: tool.to_owned(),
+                tool: tool.to_vec(),
             }),
         }
         self.calls = self.calls.saturating_add(1);
@@ -158,7 +158,7 @@ impl CycleTracker {
 mod tests {
     use super::*;
 
-    fn key(name: &str) -> CallKey {
+    fn key(name: &[u16]) -> CallKey {
         crate::digest::call_key(name, crate::Arguments::Json("{}"), &mut Default::default())
             .unwrap()
     }
@@ -169,10 +169,15 @@ mod tests {
         calls
             .chars()
             .map(|c| {
-                let name = c.to_string();
-                tracker
-                    .push(&key(&name), &name, &config)
-                    .map(|hit| format!("{}×{}", hit.tools.join(","), hit.repeats))
+                let name: Vec<u16> = c.to_string().encode_utf16().collect();
+                tracker.push(&key(&name), &name, &config).map(|hit| {
+                    let tools: Vec<String> = hit
+                        .tools
+                        .iter()
+                        .map(|t| String::from_utf16_lossy(t))
+                        .collect();
+                    format!("{}×{}", tools.join(","), hit.repeats)
+                })
             })
             .collect()
     }
@@ -250,10 +255,26 @@ mod tests {
         let config = CycleConfig::new(3, 1000.0);
         let mut tracker = CycleTracker::new(&config);
         for i in 0..10_000 {
-            let name = ["A", "B"][i % 2];
-            tracker.push(&key(name), name, &config);
+            let name = [[u16::from(b'A')], [u16::from(b'B')]][i % 2];
+            tracker.push(&key(&name), &name, &config);
         }
         assert_eq!(tracker.recent.len(), 3);
         assert!(tracker.recent.capacity() <= 3);
+    }
+
+    #[test]
+    fn the_block_names_its_tools_by_code_unit() {
+        let config = CycleConfig::new(2, 2.0);
+        let mut tracker = CycleTracker::new(&config);
+        let (a, b) = (vec![u16::from(b'x'), 0xd800], vec![u16::from(b'x'), 0xdbff]);
+        let hits: Vec<_> = [&a, &b, &a, &b]
+            .into_iter()
+            .map(|name| tracker.push(&key(name), name, &config))
+            .collect();
+        assert_eq!(
+            hits.last().cloned().flatten().map(|hit| hit.tools),
+            Some(vec![a, b]),
+            "two tools, told apart by their lone surrogates"
+        );
     }
 }

@@ -352,10 +352,10 @@ impl Visitor for Digester<'_> {
     }
 }
 
-/// Key of (tool, canonical arguments); the tool name is length-prefixed so
-/// no (tool, arguments) pair can run into another.
+/// Key of (tool, canonical arguments); the tool name (UTF-16 code units) is
+/// length-prefixed so no (tool, arguments) pair can run into another.
 pub fn call_key(
-    tool: &str,
+    tool: &[u16],
     arguments: Arguments<'_>,
     scratch: &mut Scratch,
 ) -> Result<CallKey, CanonicalError> {
@@ -366,7 +366,7 @@ pub fn call_key(
 /// `scratch`'s buffer or (already written by the plugin) in `arguments`.
 #[inline]
 pub(crate) fn key_form<'s>(
-    tool: &str,
+    tool: &[u16],
     arguments: Arguments<'s>,
     scratch: &'s mut Scratch,
 ) -> Result<KeyForm<'s>, CanonicalError> {
@@ -380,7 +380,7 @@ pub(crate) fn key_form<'s>(
 
 /// [`key_form`] of JSON text or a raw string: written into `scratch` and hashed when long.
 fn digest_form<'s>(
-    tool: &str,
+    tool: &[u16],
     arguments: Arguments<'s>,
     scratch: &'s mut Scratch,
 ) -> Result<KeyForm<'s>, CanonicalError> {
@@ -391,7 +391,7 @@ fn digest_form<'s>(
         len: 0,
     };
     digester.put([TOOL]);
-    digester.string(Str::Plain(tool));
+    digester.units(tool);
     let visited = visit(arguments, scratch, &mut digester);
     let digest = visited.map(|()| digester.finish());
     let len = digester.len;
@@ -407,7 +407,7 @@ mod tests {
     use super::*;
 
     fn key(tool: &str, json: &str) -> CallKey {
-        call_key(tool, Arguments::Json(json), &mut Scratch::default()).unwrap()
+        call_key(&units(tool), Arguments::Json(json), &mut Scratch::default()).unwrap()
     }
 
     fn units(text: &str) -> Vec<u16> {
@@ -421,6 +421,21 @@ mod tests {
             key("grep", r#"{ "b":2, "a":1 }"#)
         );
         assert_ne!(key("grep", r#"{"a":1}"#), key("find", r#"{"a":1}"#));
+        let lone = |unit: u16| {
+            call_key(
+                &[u16::from(b'x'), unit],
+                Arguments::Json("1"),
+                &mut Scratch::default(),
+            )
+            .unwrap()
+        };
+        assert_ne!(
+            lone(0xd800),
+            lone(0xdbff),
+            "tools told apart by a lone surrogate"
+        );
+        assert_ne!(lone(0xd800), key("x\u{fffd}", "1"));
+        assert_eq!(lone(0xfffd), key("x\u{fffd}", "1"));
         assert_ne!(key("grep", r#"{"a":1}"#), key("grep", r#"{"a":2}"#));
         assert_ne!(key("grep", r#"["a","b"]"#), key("grep", r#"["ab"]"#));
         assert_ne!(key("grep", r#"[1]"#), key("grep", r#"["1"]"#));
@@ -478,7 +493,7 @@ mod tests {
     fn raw_string_and_json_string_share_a_key() {
         assert_eq!(
             call_key(
-                "t",
+                &units("t"),
                 Arguments::Text(&units("hi\n\u{e9}")),
                 &mut Scratch::default()
             )
@@ -502,7 +517,7 @@ mod tests {
         };
         let json = "{\"b\":[1.5,\"\u{e9}\u{1f600}\"],\"a\":-0}";
         assert_eq!(
-            call_key("t", written, &mut Scratch::default()).unwrap(),
+            call_key(&units("t"), written, &mut Scratch::default()).unwrap(),
             key("t", json)
         );
         let mut text = String::new();
@@ -510,7 +525,8 @@ mod tests {
         assert_eq!(text, "{\"a\":0,\"b\":[1.5,\"\u{e9}\u{1f600}\"]}");
         // The digester writes exactly those bytes.
         let mut scratch = Scratch::default();
-        let KeyForm::Inline(built) = key_form("t", Arguments::Json(json), &mut scratch).unwrap()
+        let KeyForm::Inline(built) =
+            key_form(&units("t"), Arguments::Json(json), &mut scratch).unwrap()
         else {
             panic!("a short form stays inline");
         };
@@ -528,7 +544,7 @@ mod tests {
             arguments_at: 4,
         };
         assert_eq!(
-            call_key("t", written, &mut Scratch::default()).unwrap(),
+            call_key(&units("t"), written, &mut Scratch::default()).unwrap(),
             key("t", &format!("[\"{long}\"]"))
         );
     }

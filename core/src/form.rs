@@ -67,6 +67,34 @@ pub fn same(a: &[u8], b: &[u8]) -> bool {
     word(a, n - 8) == word(b, n - 8)
 }
 
+/// [`same`] for strings of UTF-16 code units (agent ids), four units a word.
+#[inline]
+pub fn same_units(a: &[u16], b: &[u16]) -> bool {
+    let n = a.len();
+    if n != b.len() {
+        return false;
+    }
+    if n < 4 {
+        return a.iter().zip(b).fold(0, |diff, (x, y)| diff | (x ^ y)) == 0;
+    }
+    let word = |s: &[u16], at: usize| {
+        s.get(at..)
+            .and_then(|rest| rest.first_chunk::<4>())
+            .map_or(0, |&[u0, u1, u2, u3]| {
+                u64::from(u0) | u64::from(u1) << 16 | u64::from(u2) << 32 | u64::from(u3) << 48
+            })
+    };
+    let mut at = 0;
+    while at + 4 < n {
+        if word(a, at) != word(b, at) {
+            return false;
+        }
+        at += 4;
+    }
+    // The last four units, overlapping the word before when `n` is not a multiple of 4.
+    word(a, n - 4) == word(b, n - 4)
+}
+
 /// Appends `tag` and `len` in LEB128.
 pub fn push_len(out: &mut Vec<u8>, tag: u8, len: usize) {
     out.push(tag);
@@ -126,13 +154,13 @@ impl FormStr<'_> {
         })
     }
 
-    /// The string as UTF-8, a lone surrogate replaced by U+FFFD (as Node-API converts strings).
-    pub fn to_utf8(&self, out: &mut String) {
+    /// The code units into `out`, replacing what it held; lone surrogates stay as they are.
+    pub fn to_units(&self, out: &mut Vec<u16>) {
         out.clear();
         if self.wide {
-            out.extend(char::decode_utf16(self.units()).map(|c| c.unwrap_or('\u{fffd}')));
+            out.extend(self.units());
         } else {
-            out.extend(self.bytes.iter().map(|&byte| char::from(byte)));
+            out.extend(self.bytes.iter().map(|&byte| u16::from(byte)));
         }
     }
 }
@@ -316,6 +344,27 @@ mod tests {
                 let mut b = a.clone();
                 b[at] ^= 0x80;
                 assert!(!same(&a, &b), "{n} bytes, differing at {at}");
+            }
+        }
+    }
+
+    #[test]
+    fn same_units_compares_every_unit() {
+        for n in 0..24usize {
+            let a: Vec<u16> = (0..n as u16).map(|i| i.wrapping_mul(0x9e37)).collect();
+            assert!(same_units(&a, &a.clone()), "{n} units");
+            if n > 0 {
+                assert!(!same_units(&a, &a[..n - 1]), "{n} units against {}", n - 1);
+            }
+            for at in 0..n {
+                for flip in [0x0001, 0x0100, 0x8000] {
+                    let mut b = a.clone();
+                    b[at] ^= flip;
+                    assert!(
+                        !same_units(&a, &b),
+                        "{n} units, differing at {at} by {flip:#x}"
+                    );
+                }
             }
         }
     }

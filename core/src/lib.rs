@@ -34,6 +34,9 @@ use digest::{call_key, key_form};
 use tape::Scratch;
 
 /// Watches every agent's tool calls and says when a reminder is due.
+///
+/// Agent ids and tool names are UTF-16 code units, as JavaScript holds them:
+/// names that differ only in a lone surrogate are different names.
 #[derive(Debug)]
 pub struct Guard {
     config: GuardConfig,
@@ -94,7 +97,7 @@ impl Guard {
         &self.config.thresholds
     }
 
-    pub fn is_tracked(&self, tool: &str) -> bool {
+    pub fn is_tracked(&self, tool: &[u16]) -> bool {
         self.config.filter.is_tracked(tool)
     }
 
@@ -103,8 +106,8 @@ impl Guard {
     /// changes nothing either.
     pub fn observe(
         &mut self,
-        agent: &str,
-        tool: &str,
+        agent: &[u16],
+        tool: &[u16],
         arguments: Arguments<'_>,
     ) -> Result<Option<Reminder>, CanonicalError> {
         self.observe_with_result(agent, tool, arguments, None)
@@ -113,8 +116,8 @@ impl Guard {
     /// [`Guard::observe`] for a caller that has already checked [`Guard::is_tracked`].
     pub fn observe_tracked(
         &mut self,
-        agent: &str,
-        tool: &str,
+        agent: &[u16],
+        tool: &[u16],
         arguments: Arguments<'_>,
     ) -> Result<Option<Reminder>, CanonicalError> {
         self.observe_tracked_with_result(agent, tool, arguments, None)
@@ -125,8 +128,8 @@ impl Guard {
     /// a value of its own. Ignored, and never read, when `sameResultOnly` is off.
     pub fn observe_with_result(
         &mut self,
-        agent: &str,
-        tool: &str,
+        agent: &[u16],
+        tool: &[u16],
         arguments: Arguments<'_>,
         result: Option<Arguments<'_>>,
     ) -> Result<Option<Reminder>, CanonicalError> {
@@ -139,8 +142,8 @@ impl Guard {
     /// [`Guard::observe_with_result`] for a caller that has already checked [`Guard::is_tracked`].
     pub fn observe_tracked_with_result(
         &mut self,
-        agent: &str,
-        tool: &str,
+        agent: &[u16],
+        tool: &[u16],
         arguments: Arguments<'_>,
         result: Option<Arguments<'_>>,
     ) -> Result<Option<Reminder>, CanonicalError> {
@@ -176,8 +179,8 @@ impl Guard {
     /// due on the same call as a cycle wins, and the cycle counts as reported.
     fn observe_extended(
         &mut self,
-        agent: &str,
-        tool: &str,
+        agent: &[u16],
+        tool: &[u16],
         arguments: Arguments<'_>,
         key: digest::CallKey,
         result: Option<Arguments<'_>>,
@@ -185,7 +188,7 @@ impl Guard {
         // Digested before the chain moves, so a result without canonical form changes nothing.
         let result = match result {
             Some(result) if self.config.same_result_only => {
-                let digest = call_key("", result, &mut self.scratch);
+                let digest = call_key(&[], result, &mut self.scratch);
                 self.scratch.trim();
                 Some(digest?)
             }
@@ -214,7 +217,7 @@ impl Guard {
     fn run_reminder(
         &self,
         tier: Option<Tier>,
-        tool: &str,
+        tool: &[u16],
         run: u64,
         arguments: Arguments<'_>,
     ) -> Result<Option<Reminder>, CanonicalError> {
@@ -231,12 +234,12 @@ impl Guard {
     }
 
     /// A user prompt: the agent's chain starts over.
-    pub fn reset(&mut self, agent: &str) {
+    pub fn reset(&mut self, agent: &[u16]) {
         self.chains.forget(agent);
     }
 
     /// The agent is gone: its state is dropped.
-    pub fn dispose(&mut self, agent: &str) {
+    pub fn dispose(&mut self, agent: &[u16]) {
         self.chains.forget(agent);
     }
 
@@ -254,6 +257,11 @@ impl Guard {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A name's UTF-16 code units.
+    fn u(text: &str) -> Vec<u16> {
+        text.encode_utf16().collect()
+    }
 
     #[test]
     fn tiers_by_run_length() {
@@ -279,13 +287,8 @@ mod tests {
     }
 
     fn guard(thresholds: &[f64], include: &[&str], exclude: &[&str]) -> Guard {
-        let strings = |list: &[&str]| {
-            RawValue::List(
-                list.iter()
-                    .map(|s| RawValue::String(s.to_string()))
-                    .collect(),
-            )
-        };
+        let strings =
+            |list: &[&str]| RawValue::List(list.iter().map(|s| RawValue::string(s)).collect());
         let raw = RawConfig {
             thresholds: RawValue::List(thresholds.iter().map(|&t| RawValue::Number(t)).collect()),
             include: strings(include),
@@ -300,7 +303,7 @@ mod tests {
             .iter()
             .map(|(tool, json)| {
                 guard
-                    .observe(agent, tool, Arguments::Json(json))
+                    .observe(&u(agent), &u(tool), Arguments::Json(json))
                     .unwrap()
                     .map(|r| (r.tier, r.count))
             })
@@ -311,7 +314,10 @@ mod tests {
     fn escalates_at_each_threshold_and_is_silent_after_the_last() {
         let mut g = guard(&[3.0, 5.0, 8.0], &[], &[]);
         let fired: Vec<_> = (1..=12)
-            .filter_map(|_| g.observe("a", "grep", Arguments::Json("{}")).unwrap())
+            .filter_map(|_| {
+                g.observe(&u("a"), &u("grep"), Arguments::Json("{}"))
+                    .unwrap()
+            })
             .map(|r| (r.tier, r.count))
             .collect();
         assert_eq!(
@@ -372,16 +378,19 @@ mod tests {
     #[test]
     fn reset_and_dispose_drop_state() {
         let mut g = guard(&[2.0], &[], &[]);
-        g.observe("a", "t", Arguments::Json("1")).unwrap();
-        g.observe("b", "t", Arguments::Json("1")).unwrap();
+        g.observe(&u("a"), &u("t"), Arguments::Json("1")).unwrap();
+        g.observe(&u("b"), &u("t"), Arguments::Json("1")).unwrap();
         assert_eq!(g.agent_count(), 2);
-        g.reset("a");
-        assert!(g.observe("a", "t", Arguments::Json("1")).unwrap().is_none());
-        g.dispose("a");
-        g.dispose("b");
-        g.dispose("never-seen");
+        g.reset(&u("a"));
+        assert!(g
+            .observe(&u("a"), &u("t"), Arguments::Json("1"))
+            .unwrap()
+            .is_none());
+        g.dispose(&u("a"));
+        g.dispose(&u("b"));
+        g.dispose(&u("never-seen"));
         assert_eq!(g.agent_count(), 0);
-        g.observe("a", "t", Arguments::Json("1")).unwrap();
+        g.observe(&u("a"), &u("t"), Arguments::Json("1")).unwrap();
         g.clear();
         assert_eq!(g.agent_count(), 0);
     }
@@ -389,10 +398,10 @@ mod tests {
     #[test]
     fn invalid_arguments_leave_the_chain_alone() {
         let mut g = guard(&[2.0], &[], &[]);
-        g.observe("a", "t", Arguments::Json("1")).unwrap();
-        assert!(g.observe("a", "t", Arguments::Json("{")).is_err());
+        g.observe(&u("a"), &u("t"), Arguments::Json("1")).unwrap();
+        assert!(g.observe(&u("a"), &u("t"), Arguments::Json("{")).is_err());
         assert_eq!(
-            g.observe("a", "t", Arguments::Json("1"))
+            g.observe(&u("a"), &u("t"), Arguments::Json("1"))
                 .unwrap()
                 .map(|r| r.count),
             Some(2)
@@ -430,7 +439,7 @@ mod tests {
             .enumerate()
             .filter_map(|(i, (tool, json))| {
                 guard
-                    .observe("a", tool, Arguments::Json(json))
+                    .observe(&u("a"), &u(tool), Arguments::Json(json))
                     .unwrap()
                     .map(|r| (i + 1, r.tier, r.count))
             })
@@ -472,12 +481,7 @@ mod tests {
             object(&[
                 (
                     "tools",
-                    RawValue::List(
-                        tools
-                            .iter()
-                            .map(|t| RawValue::String(t.to_string()))
-                            .collect(),
-                    ),
+                    RawValue::List(tools.iter().map(|t| RawValue::string(t)).collect()),
                 ),
                 ("thresholds", raw_numbers(thresholds)),
             ])
@@ -491,7 +495,7 @@ mod tests {
             ..RawConfig::default()
         });
         let tiers = |g: &mut Guard, tool: &str, n: usize| -> Vec<usize> {
-            g.reset("a");
+            g.reset(&u("a"));
             fired(g, &vec![(tool, "{}"); n])
                 .into_iter()
                 .map(|(i, _, _)| i)
@@ -500,7 +504,7 @@ mod tests {
         assert_eq!(tiers(&mut g, "poll_fast", 14), vec![6, 10, 12, 14]);
         assert_eq!(tiers(&mut g, "build", 6), vec![2, 4, 6]);
         assert_eq!(tiers(&mut g, "grep", 10), vec![3, 5, 8, 10]);
-        g.reset("a");
+        g.reset(&u("a"));
         assert_eq!(
             fired(&mut g, &[("build", "{}"), ("build", "{}")]),
             vec![(2, Tier::Gentle, 2)],
@@ -523,16 +527,18 @@ mod tests {
             vec![(4, Tier::Cycle, 2), (13, Tier::Cycle, 2)]
         );
         let reminder = {
-            g.reset("a");
+            g.reset(&u("a"));
             for (tool, json) in [("x", "1"), ("y", "2"), ("z", "3"), ("x", "1"), ("y", "2")] {
                 assert!(g
-                    .observe("a", tool, Arguments::Json(json))
+                    .observe(&u("a"), &u(tool), Arguments::Json(json))
                     .unwrap()
                     .is_none());
             }
-            g.observe("a", "z", Arguments::Json("3")).unwrap().unwrap()
+            g.observe(&u("a"), &u("z"), Arguments::Json("3"))
+                .unwrap()
+                .unwrap()
         };
-        assert_eq!(reminder.tools, vec!["x", "y", "z"]);
+        assert_eq!(reminder.tools, vec![u("x"), u("y"), u("z")]);
         assert_eq!(reminder.count, 2);
         assert!(String::from_utf16_lossy(&reminder.text).contains("- tools: x, y, z\n"));
     }
@@ -579,16 +585,22 @@ mod tests {
         });
         let mut seen = Vec::new();
         for (agent, tool) in [("a", "x"), ("b", "x"), ("a", "y"), ("b", "y"), ("a", "x")] {
-            seen.push(g.observe(agent, tool, Arguments::Json("1")).unwrap());
+            seen.push(
+                g.observe(&u(agent), &u(tool), Arguments::Json("1"))
+                    .unwrap(),
+            );
         }
-        g.reset("a");
-        seen.push(g.observe("a", "y", Arguments::Json("1")).unwrap());
+        g.reset(&u("a"));
+        seen.push(g.observe(&u("a"), &u("y"), Arguments::Json("1")).unwrap());
         assert!(
             seen.iter().all(Option::is_none),
             "a's cycle was cut by the reset"
         );
-        assert!(g.observe("b", "x", Arguments::Json("1")).unwrap().is_none());
-        let b = g.observe("b", "y", Arguments::Json("1")).unwrap();
+        assert!(g
+            .observe(&u("b"), &u("x"), Arguments::Json("1"))
+            .unwrap()
+            .is_none());
+        let b = g.observe(&u("b"), &u("y"), Arguments::Json("1")).unwrap();
         assert_eq!(
             b.map(|r| (r.tier, r.count)),
             Some((Tier::Cycle, 2)),
@@ -605,8 +617,8 @@ mod tests {
         });
         let mut call = |result: Option<&str>| {
             g.observe_with_result(
-                "a",
-                "poll",
+                &u("a"),
+                &u("poll"),
                 Arguments::Json("{}"),
                 result.map(Arguments::Json),
             )
@@ -627,14 +639,14 @@ mod tests {
         assert_eq!(call(None), Some(3));
         assert!(g
             .observe_with_result(
-                "a",
-                "poll",
+                &u("a"),
+                &u("poll"),
                 Arguments::Json("{}"),
                 Some(Arguments::Json("{"))
             )
             .is_err());
         assert_eq!(
-            g.observe_with_result("a", "poll", Arguments::Json("{}"), None)
+            g.observe_with_result(&u("a"), &u("poll"), Arguments::Json("{}"), None)
                 .unwrap()
                 .map(|r| r.count),
             None,
@@ -646,10 +658,20 @@ mod tests {
     #[test]
     fn results_are_ignored_without_same_result_only() {
         let mut g = guard(&[2.0], &[], &[]);
-        g.observe_with_result("a", "t", Arguments::Json("1"), Some(Arguments::Json("1")))
-            .unwrap();
+        g.observe_with_result(
+            &u("a"),
+            &u("t"),
+            Arguments::Json("1"),
+            Some(Arguments::Json("1")),
+        )
+        .unwrap();
         let second = g
-            .observe_with_result("a", "t", Arguments::Json("1"), Some(Arguments::Json("{")))
+            .observe_with_result(
+                &u("a"),
+                &u("t"),
+                Arguments::Json("1"),
+                Some(Arguments::Json("{")),
+            )
             .unwrap();
         assert_eq!(second.map(|r| r.count), Some(2), "the result is never read");
     }
@@ -659,7 +681,7 @@ mod tests {
         let mut g = extended(RawConfig {
             cycles: cycles(2.0, 2.0),
             thresholds: raw_numbers(&[2.0, 3.0]),
-            exclude: RawValue::List(vec![RawValue::String("todo".into())]),
+            exclude: RawValue::List(vec![RawValue::string("todo")]),
             ..RawConfig::default()
         });
         fired(
@@ -674,7 +696,7 @@ mod tests {
                 ("u", "1"),
             ],
         );
-        assert!(g.observe("a", "t", Arguments::Json("{")).is_err());
+        assert!(g.observe(&u("a"), &u("t"), Arguments::Json("{")).is_err());
         g.clear();
         assert_eq!(
             g.stats(),
@@ -689,5 +711,67 @@ mod tests {
         let mut plain = guard(&[2.0], &[], &[]);
         fired(&mut plain, &[("t", "1"); 3]);
         assert_eq!((plain.stats().observed, plain.stats().gentle), (3, 1));
+    }
+
+    #[test]
+    fn names_and_agent_ids_are_told_apart_by_lone_surrogates() {
+        let lone = |text: &str, unit: u16| {
+            let mut units = u(text);
+            units.push(unit);
+            units
+        };
+        let (x_d800, x_dbff) = (lone("x", 0xd800), lone("x", 0xdbff));
+        let (a_d800, a_dbff) = (lone("a", 0xd800), lone("a", 0xdbff));
+        let mut g = guard(&[2.0, 3.0], &[], &[]);
+        let count = |g: &mut Guard, agent: &[u16], tool: &[u16]| {
+            g.observe(agent, tool, Arguments::Json("{}"))
+                .unwrap()
+                .map(|r| r.count)
+        };
+        assert_eq!(count(&mut g, &a_d800, &x_d800), None);
+        assert_eq!(
+            count(&mut g, &a_d800, &x_dbff),
+            None,
+            "another tool: a new run"
+        );
+        assert_eq!(
+            count(&mut g, &a_dbff, &x_dbff),
+            None,
+            "another agent: its own chain"
+        );
+        assert_eq!(count(&mut g, &a_d800, &x_dbff), Some(2));
+        let detailed = g
+            .observe(&a_d800, &x_dbff, Arguments::Json("{}"))
+            .unwrap()
+            .unwrap();
+        let mut named = u("- tool: ");
+        named.extend_from_slice(&x_dbff);
+        named.push(u16::from(b'\n'));
+        assert!(
+            detailed
+                .text
+                .windows(named.len())
+                .any(|w| w == named.as_slice()),
+            "the detailed text names the tool unit for unit"
+        );
+        assert_eq!(g.agent_count(), 2);
+        g.dispose(&lone("a", 0xfffd));
+        assert_eq!(g.agent_count(), 2, "U+FFFD names neither agent");
+        g.reset(&a_dbff);
+        assert_eq!(count(&mut g, &a_dbff, &x_dbff), None);
+        g.dispose(&a_d800);
+        g.dispose(&a_dbff);
+        assert_eq!(g.agent_count(), 0);
+
+        let exclude = |pattern: &[u16]| {
+            let raw = RawConfig {
+                exclude: RawValue::List(vec![RawValue::String(pattern.to_vec())]),
+                ..RawConfig::default()
+            };
+            Guard::new(GuardConfig::from_raw(&raw).unwrap())
+        };
+        assert!(exclude(&u("x\u{fffd}")).is_tracked(&x_d800));
+        assert!(!exclude(&x_d800).is_tracked(&x_d800));
+        assert!(exclude(&x_d800).is_tracked(&x_dbff));
     }
 }

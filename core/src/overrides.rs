@@ -9,7 +9,8 @@ use crate::patterns::matches_any;
 /// One validated entry: patterns (not empty) and thresholds (ascending, distinct, >= 2).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Override {
-    pub tools: Vec<String>,
+    /// Tool-name patterns as UTF-16 code units.
+    pub tools: Vec<Vec<u16>>,
     pub thresholds: Vec<f64>,
 }
 
@@ -22,7 +23,7 @@ const CACHE_LIMIT: usize = 1024;
 pub struct Overrides {
     entries: Vec<Override>,
     /// Tool name → index of its entry, or `None` for the global thresholds.
-    cache: HashMap<String, Option<usize>>,
+    cache: HashMap<Vec<u16>, Option<usize>>,
 }
 
 impl Overrides {
@@ -42,7 +43,7 @@ impl Overrides {
     }
 
     /// The thresholds `tool` uses: the first matching entry's, else `global`.
-    pub fn thresholds_for<'a>(&'a mut self, tool: &str, global: &'a [f64]) -> &'a [f64] {
+    pub fn thresholds_for<'a>(&'a mut self, tool: &[u16], global: &'a [f64]) -> &'a [f64] {
         if self.entries.is_empty() {
             return global;
         }
@@ -56,7 +57,7 @@ impl Overrides {
                 if self.cache.len() >= CACHE_LIMIT {
                     self.cache.clear();
                 }
-                self.cache.insert(tool.to_owned(), found);
+                self.cache.insert(tool.to_vec(), found);
                 found
             }
         };
@@ -71,11 +72,20 @@ impl Overrides {
 mod tests {
     use super::*;
 
+    fn units(text: &str) -> Vec<u16> {
+        text.encode_utf16().collect()
+    }
+
     fn entry(tools: &[&str], thresholds: &[f64]) -> Override {
         Override {
-            tools: tools.iter().map(|s| s.to_string()).collect(),
+            tools: tools.iter().map(|s| units(s)).collect(),
             thresholds: thresholds.to_vec(),
         }
+    }
+
+    /// [`Overrides::thresholds_for`] of a `&str` name, copied out.
+    fn for_name(o: &mut Overrides, tool: &str, global: &[f64]) -> Vec<f64> {
+        o.thresholds_for(&units(tool), global).to_vec()
     }
 
     #[test]
@@ -85,14 +95,14 @@ mod tests {
             entry(&["poll_status", "build"], &[2.0, 4.0]),
         ]);
         let global = [3.0, 5.0, 8.0];
-        assert_eq!(o.thresholds_for("poll_status", &global), &[10.0]);
-        assert_eq!(o.thresholds_for("wait", &global), &[10.0]);
-        assert_eq!(o.thresholds_for("build", &global), &[2.0, 4.0]);
-        assert_eq!(o.thresholds_for("grep", &global), &global);
+        assert_eq!(for_name(&mut o, "poll_status", &global), &[10.0]);
+        assert_eq!(for_name(&mut o, "wait", &global), &[10.0]);
+        assert_eq!(for_name(&mut o, "build", &global), &[2.0, 4.0]);
+        assert_eq!(for_name(&mut o, "grep", &global), &global);
         // Answers come from the cache the second time, unchanged.
-        assert_eq!(o.thresholds_for("build", &global), &[2.0, 4.0]);
+        assert_eq!(for_name(&mut o, "build", &global), &[2.0, 4.0]);
         assert_eq!(
-            o.thresholds_for("poll\nx", &global),
+            for_name(&mut o, "poll\nx", &global),
             &global,
             "* stops at line terminators"
         );
@@ -102,16 +112,32 @@ mod tests {
     fn the_cache_stays_bounded() {
         let mut o = Overrides::new(vec![entry(&["x"], &[2.0])]);
         for i in 0..3000 {
-            o.thresholds_for(&format!("tool{i}"), &[3.0]);
+            for_name(&mut o, &format!("tool{i}"), &[3.0]);
         }
         assert!(o.cache.len() <= CACHE_LIMIT);
-        assert_eq!(o.thresholds_for("x", &[3.0]), &[2.0]);
+        assert_eq!(for_name(&mut o, "x", &[3.0]), &[2.0]);
     }
 
     #[test]
     fn no_entries_means_global() {
         let mut o = Overrides::default();
-        assert_eq!(o.thresholds_for("a", &[3.0]), &[3.0]);
+        assert_eq!(for_name(&mut o, "a", &[3.0]), &[3.0]);
         assert!(o.cache.is_empty());
+    }
+
+    #[test]
+    fn names_are_matched_and_cached_by_code_unit() {
+        let lone = |unit: u16| vec![u16::from(b'x'), unit];
+        let mut o = Overrides::new(vec![Override {
+            tools: vec![lone(0xd800)],
+            thresholds: vec![2.0],
+        }]);
+        let global = [3.0];
+        for _ in 0..2 {
+            assert_eq!(o.thresholds_for(&lone(0xd800), &global), &[2.0]);
+            assert_eq!(o.thresholds_for(&lone(0xdbff), &global), &global);
+            assert_eq!(o.thresholds_for(&units("x\u{fffd}"), &global), &global);
+        }
+        assert_eq!(o.cache.len(), 3, "one cache entry per name");
     }
 }

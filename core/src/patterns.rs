@@ -1,6 +1,9 @@
-//! Tool-name patterns: `*` matches any run of characters (none included) other
-//! than line terminators, as the reference's `.*` does; every other character
-//! is literal, and a pattern must match the whole name.
+//! Tool-name patterns: `*` matches any run of UTF-16 code units (none
+//! included) other than line terminators, as the reference's `.*` does (its
+//! regular expression has no `u` flag, so `.` takes one code unit, a lone
+//! surrogate or half of a pair); every other code unit is literal, and a
+//! pattern must match the whole name. Patterns and names are code units as
+//! JavaScript holds them, lone surrogates included.
 //!
 //! Matched by hand rather than with a glob engine: tool names are not paths,
 //! and path globbing's rules (separators, a name's "extension", `\` on
@@ -9,12 +12,12 @@
 /// Which tools take part in the chain: `include` (empty means all) minus `exclude`.
 #[derive(Debug, Clone)]
 pub struct ToolFilter {
-    include: Vec<String>,
-    exclude: Vec<String>,
+    include: Vec<Vec<u16>>,
+    exclude: Vec<Vec<u16>>,
 }
 
 impl ToolFilter {
-    pub fn new(include: &[String], exclude: &[String]) -> Self {
+    pub fn new(include: &[Vec<u16>], exclude: &[Vec<u16>]) -> Self {
         Self {
             include: include.to_vec(),
             exclude: exclude.to_vec(),
@@ -22,58 +25,56 @@ impl ToolFilter {
     }
 
     /// Whether calls to `tool` count; untracked calls neither count nor reset.
-    pub fn is_tracked(&self, tool: &str) -> bool {
+    pub fn is_tracked(&self, tool: &[u16]) -> bool {
         if self.include.is_empty() && self.exclude.is_empty() {
             return true;
         }
-        let name: Vec<char> = tool.chars().collect();
-        let any = |patterns: &[String]| patterns.iter().any(|p| matches_within_lines(p, &name));
-        (self.include.is_empty() || any(&self.include)) && !any(&self.exclude)
+        (self.include.is_empty() || matches_any(&self.include, tool))
+            && !matches_any(&self.exclude, tool)
     }
 }
 
 /// Whether `tool` matches any of `patterns`, by the same rules as `include` / `exclude`.
-pub fn matches_any(patterns: &[String], tool: &str) -> bool {
-    if patterns.is_empty() {
-        return false;
-    }
-    let name: Vec<char> = tool.chars().collect();
-    patterns.iter().any(|p| matches_within_lines(p, &name))
+pub fn matches_any(patterns: &[Vec<u16>], tool: &[u16]) -> bool {
+    patterns.iter().any(|p| matches_within_lines(p, tool))
 }
 
 /// JavaScript's line terminators, which a regular expression's `.` does not match.
-fn is_line_terminator(c: char) -> bool {
-    matches!(c, '\n' | '\r' | '\u{2028}' | '\u{2029}')
+fn is_line_terminator(unit: u16) -> bool {
+    matches!(unit, 0x0a | 0x0d | 0x2028 | 0x2029)
 }
 
+/// The code unit of `*`.
+const STAR: u16 = b'*' as u16;
+
 /// Whether `name` matches `pattern` as `^…$` with each `*` as `.*`: one row of
-/// a table per pattern character, so time is length × length and no stack;
+/// a table per pattern code unit, so time is length × length and no stack;
 /// runs of `*` match as one.
-fn matches_within_lines(pattern: &str, name: &[char]) -> bool {
-    // reach[j]: the pattern read so far matches the first j characters of the name.
+fn matches_within_lines(pattern: &[u16], name: &[u16]) -> bool {
+    // reach[j]: the pattern read so far matches the first j code units of the name.
     let mut reach = vec![false; name.len() + 1];
     if let Some(first) = reach.first_mut() {
         *first = true;
     }
-    for p in pattern.chars() {
-        let mut next = vec![false; name.len() + 1];
+    let mut next = vec![false; name.len() + 1];
+    for &p in pattern {
         for j in 0..next.len() {
             let before = j.checked_sub(1);
-            let prev_char = before.and_then(|b| name.get(b)).copied();
+            let prev_unit = before.and_then(|b| name.get(b)).copied();
             let diagonal = before.and_then(|b| reach.get(b)).copied().unwrap_or(false);
-            let matched = if p == '*' {
+            let matched = if p == STAR {
                 // None of the name, or one more non-terminator than the star already took.
                 reach.get(j).copied().unwrap_or(false)
-                    || (prev_char.is_some_and(|c| !is_line_terminator(c))
+                    || (prev_unit.is_some_and(|u| !is_line_terminator(u))
                         && before.and_then(|b| next.get(b)).copied().unwrap_or(false))
             } else {
-                diagonal && prev_char == Some(p)
+                diagonal && prev_unit == Some(p)
             };
             if let Some(slot) = next.get_mut(j) {
                 *slot = matched;
             }
         }
-        reach = next;
+        std::mem::swap(&mut reach, &mut next);
     }
     reach.last().copied().unwrap_or(false)
 }
@@ -82,9 +83,22 @@ fn matches_within_lines(pattern: &str, name: &[char]) -> bool {
 mod tests {
     use super::*;
 
-    fn filter(include: &[&str], exclude: &[&str]) -> ToolFilter {
-        let owned = |list: &[&str]| list.iter().map(|s| s.to_string()).collect::<Vec<_>>();
-        ToolFilter::new(&owned(include), &owned(exclude))
+    fn units(text: &str) -> Vec<u16> {
+        text.encode_utf16().collect()
+    }
+
+    fn filter(include: &[&str], exclude: &[&str]) -> Filter {
+        let owned = |list: &[&str]| list.iter().map(|s| units(s)).collect::<Vec<_>>();
+        Filter(ToolFilter::new(&owned(include), &owned(exclude)))
+    }
+
+    /// A [`ToolFilter`] asked with `&str` names.
+    struct Filter(ToolFilter);
+
+    impl Filter {
+        fn is_tracked(&self, tool: &str) -> bool {
+            self.0.is_tracked(&units(tool))
+        }
     }
 
     #[test]
@@ -181,5 +195,38 @@ mod tests {
         let f = filter(&["*"], &["todo_*"]);
         assert!(f.is_tracked("grep"));
         assert!(!f.is_tracked("todo_write"));
+    }
+
+    #[test]
+    fn names_and_patterns_are_code_units_and_star_takes_lone_surrogates() {
+        let lone = |text: &str, unit: u16| {
+            let mut units = units(text);
+            units.push(unit);
+            units
+        };
+        let (x_d800, x_dbff, x_fffd) = (lone("x", 0xd800), lone("x", 0xdbff), units("x\u{fffd}"));
+        let only = |pattern: &[u16]| ToolFilter::new(&[pattern.to_vec()], &[]);
+        assert!(only(&x_d800).is_tracked(&x_d800));
+        assert!(!only(&x_d800).is_tracked(&x_dbff));
+        assert!(
+            !only(&x_fffd).is_tracked(&x_d800),
+            "U+FFFD is not a lone surrogate"
+        );
+        assert!(!only(&x_d800).is_tracked(&x_fffd));
+        let excluding = ToolFilter::new(&[], std::slice::from_ref(&x_d800));
+        assert!(!excluding.is_tracked(&x_d800));
+        assert!(excluding.is_tracked(&x_dbff));
+        // `.` without the `u` flag: one code unit, either half of a pair or a lone surrogate.
+        assert!(only(&units("x*")).is_tracked(&x_d800));
+        assert!(only(&units("x?*")).is_tracked(&units("x?\u{1f600}")));
+        let mut star_then_low = units("a*");
+        star_then_low.push(0xde00);
+        assert!(
+            only(&star_then_low).is_tracked(&units("a\u{1f600}")),
+            "the star takes the high half, the low half matches itself"
+        );
+        let mut one_half = units("a");
+        one_half.push(0xd83d);
+        assert!(!only(&one_half).is_tracked(&units("a\u{1f600}")));
     }
 }

@@ -32,8 +32,9 @@ pub struct Reminder {
     pub count: u64,
     /// UTF-16, because a preview cut may split a surrogate pair, as JavaScript's `slice` does.
     pub text: Vec<u16>,
-    /// A cycle's block: its tools in call order. Empty for the other tiers (no allocation).
-    pub tools: Vec<String>,
+    /// A cycle's block: its tool names as UTF-16 code units, in call order. Empty for the other
+    /// tiers (no allocation).
+    pub tools: Vec<Vec<u16>>,
 }
 
 pub fn gentle(count: u64) -> Reminder {
@@ -46,21 +47,28 @@ pub fn gentle(count: u64) -> Reminder {
 }
 
 /// The cycle reminder: the block's tools in order and how often it repeated.
-pub fn cycle(tools: Vec<String>, repetitions: u64) -> Reminder {
-    let text = format!(
-        "Repeated cycle of tool calls detected:\n- tools: {}\n- consecutive_repetitions: {repetitions}\nThe same sequence of calls, with identical arguments, keeps coming back and is not making progress. Do not repeat this sequence again. Inspect the latest results and choose a different action, different arguments, or finish the task if enough evidence has been gathered.",
-        tools.join(", ")
-    );
+pub fn cycle(tools: Vec<Vec<u16>>, repetitions: u64) -> Reminder {
+    let mut text: Vec<u16> = "Repeated cycle of tool calls detected:\n- tools: "
+        .encode_utf16()
+        .collect();
+    for (i, tool) in tools.iter().enumerate() {
+        if i > 0 {
+            text.extend(", ".encode_utf16());
+        }
+        text.extend_from_slice(tool);
+    }
+    text.extend(format!("\n- consecutive_repetitions: {repetitions}\nThe same sequence of calls, with identical arguments, keeps coming back and is not making progress. Do not repeat this sequence again. Inspect the latest results and choose a different action, different arguments, or finish the task if enough evidence has been gathered.").encode_utf16());
     Reminder {
         tier: Tier::Cycle,
         count: repetitions,
-        text: text.encode_utf16().collect(),
+        text,
         tools,
     }
 }
 
+/// The detailed reminder, naming `tool` (UTF-16 code units) exactly as JavaScript gave it.
 pub fn detailed(
-    tool: &str,
+    tool: &[u16],
     count: u64,
     arguments: Arguments<'_>,
     preview_chars: usize,
@@ -71,11 +79,11 @@ pub fn detailed(
         total: 0,
     };
     arguments.write_canonical(&mut preview)?;
-    let mut text: Vec<u16> = format!(
-        "Repeated tool call detected:\n- tool: {tool}\n- consecutive_calls: {count}\n- arguments: "
-    )
-    .encode_utf16()
-    .collect();
+    let mut text: Vec<u16> = "Repeated tool call detected:\n- tool: "
+        .encode_utf16()
+        .collect();
+    text.extend_from_slice(tool);
+    text.extend(format!("\n- consecutive_calls: {count}\n- arguments: ").encode_utf16());
     text.extend_from_slice(&preview.units);
     if preview.total > preview.cap as u64 {
         let omitted = preview.total - preview.cap as u64;
@@ -123,9 +131,13 @@ fn utf16_len(text: &str) -> u64 {
 mod tests {
     use super::*;
 
+    fn units(text: &str) -> Vec<u16> {
+        text.encode_utf16().collect()
+    }
+
     fn detailed_text(json: &str, cap: usize) -> String {
         String::from_utf16_lossy(
-            &detailed("grep", 5, Arguments::Json(json), cap)
+            &detailed(&units("grep"), 5, Arguments::Json(json), cap)
                 .unwrap()
                 .text,
         )
@@ -149,7 +161,7 @@ mod tests {
     #[test]
     fn cut_inside_surrogate_pair_keeps_the_high_half() {
         // Canonical: "😀x" = quote, D83D, DE00, x, quote: 5 units; cap 2 cuts after D83D.
-        let r = detailed("t", 5, Arguments::Json("\"\u{1f600}x\""), 2).unwrap();
+        let r = detailed(&units("t"), 5, Arguments::Json("\"\u{1f600}x\""), 2).unwrap();
         let marker: Vec<u16> = "- arguments: ".encode_utf16().collect();
         let at = r
             .text
@@ -163,7 +175,7 @@ mod tests {
 
     #[test]
     fn cycle_names_the_block_in_order() {
-        let r = cycle(vec!["read_file".into(), "grep".into()], 3);
+        let r = cycle(vec![units("read_file"), units("grep")], 3);
         assert_eq!((r.tier, r.count), (Tier::Cycle, 3));
         let text = String::from_utf16_lossy(&r.text);
         assert!(text.starts_with("Repeated cycle of tool calls detected:\n- tools: read_file, grep\n- consecutive_repetitions: 3\nThe same sequence"), "{text}");
@@ -173,5 +185,24 @@ mod tests {
     #[test]
     fn utf16_length_counts_astral_as_two() {
         assert_eq!(utf16_len("a\u{e9}\u{20ac}\u{1f600}"), 5);
+    }
+
+    #[test]
+    fn names_are_quoted_code_unit_for_code_unit() {
+        let lone = vec![u16::from(b'x'), 0xd800];
+        let r = detailed(&lone, 5, Arguments::Json("{}"), 500).unwrap();
+        let mut expected = units("Repeated tool call detected:\n- tool: ");
+        expected.extend_from_slice(&lone);
+        expected.extend(units("\n- consecutive_calls: 5\n"));
+        assert_eq!(&r.text[..expected.len()], expected.as_slice());
+        let other = vec![u16::from(b'x'), 0xdbff];
+        let r = cycle(vec![lone.clone(), other.clone()], 2);
+        let mut expected = units("Repeated cycle of tool calls detected:\n- tools: ");
+        expected.extend_from_slice(&lone);
+        expected.extend(units(", "));
+        expected.extend_from_slice(&other);
+        expected.extend(units("\n- consecutive_repetitions: 2\n"));
+        assert_eq!(&r.text[..expected.len()], expected.as_slice());
+        assert_eq!(r.tools, vec![lone, other]);
     }
 }

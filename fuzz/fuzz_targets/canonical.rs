@@ -68,8 +68,8 @@ fn check_json(text: &str) {
         );
         let scratch = &mut Default::default();
         assert_eq!(
-            call_key("t", encoded, scratch),
-            call_key("t", Arguments::Json(text), scratch),
+            call_key(&T, encoded, scratch),
+            call_key(&T, Arguments::Json(text), scratch),
             "the encoding of {text:?} has another key"
         );
     }
@@ -165,8 +165,8 @@ fn check_text(units: &[u16]) {
     })
     .expect("thresholds [2] are valid");
     let mut guard = Guard::new(config);
-    assert_eq!(guard.observe("a", "t", Arguments::Text(units)), Ok(None));
-    let second = guard.observe("a", "t", Arguments::Json(&escaped));
+    assert_eq!(guard.observe(&A, &T, Arguments::Text(units)), Ok(None));
+    let second = guard.observe(&A, &T, Arguments::Json(&escaped));
     assert!(
         matches!(&second, Ok(Some(r)) if r.tier == Tier::Gentle && r.count == 2),
         "{units:04x?}: text and JSON forms are not the same call: {second:?}"
@@ -186,6 +186,9 @@ fn check_text(units: &[u16]) {
 
 /// The start of a key form for the tool "t".
 const TOOL_T: [u8; 4] = [TOOL, NARROW, 1, b't'];
+/// The tool name "t" and the agent id "a", as UTF-16 code units.
+const T: [u16; 1] = [b't' as u16];
+const A: [u16; 1] = [b'a' as u16];
 
 /// The key form as `encode.js` writes it: members in V8's order of a key-sorted object.
 fn encode(value: &Value, out: &mut Vec<u8>) {
@@ -236,8 +239,8 @@ fn check_encoding(data: &[u8]) {
         );
         let scratch = &mut Default::default();
         assert_eq!(
-            call_key("t", written, scratch),
-            call_key("t", Arguments::Json(&text), scratch),
+            call_key(&T, written, scratch),
+            call_key(&T, Arguments::Json(&text), scratch),
             "an accepted form {data:?} keys otherwise than its text {text:?}"
         );
     }

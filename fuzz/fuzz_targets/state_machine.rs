@@ -4,6 +4,7 @@
 //! well-formed (thresholds 2..=13, short patterns, small preview caps, so runs reach
 //! every tier and previews cut everywhere) or raw values of any shape, which must be
 //! accepted or rejected exactly as the spec orders the checks — never with a panic.
+//! Tool names, patterns and agent ids are UTF-16 code units, lone surrogates among them.
 //! Well-formed configs may also turn on the opt-in features (cycles,
 //! sameResultOnly with results drawn from a pool, overrides, repeatEvery), which the
 //! model implements its own way: cycles from each agent's whole history of calls.
@@ -71,22 +72,54 @@ enum RawItem {
 
 /// A short tool name or pattern over an alphabet rich in glob and regex metacharacters.
 /// Line terminators included: the reference's `.*` does not match them, and neither may `*`.
+/// Lone surrogates, U+FFFD and the halves of a pair too: `*` takes one code unit.
 #[derive(Arbitrary, Debug, Clone)]
 struct Name(Vec<u8>);
 
-const ALPHABET: [&str; 22] = [
-    "a", "b", "_", "*", "*", ".", "?", "[", "]", "{", "}", ",", "\\", "/", "^", "$", "(", "é",
-    "😀", "\u{0}", "\n", "\u{2028}",
+const ALPHABET: [&[u16]; 27] = [
+    &[0x61],
+    &[0x62],
+    &[0x5f],
+    &[0x2a],
+    &[0x2a],
+    &[0x2e],
+    &[0x3f],
+    &[0x5b],
+    &[0x5d],
+    &[0x7b],
+    &[0x7d],
+    &[0x2c],
+    &[0x5c],
+    &[0x2f],
+    &[0x5e],
+    &[0x24],
+    &[0x28],
+    &[0xe9],
+    // 😀, and each of its halves alone.
+    &[0xd83d, 0xde00],
+    &[0xd83d],
+    &[0xde00],
+    &[0xd800],
+    &[0xdbff],
+    &[0xfffd],
+    &[0x0],
+    &[0x0a],
+    &[0x2028],
 ];
 
 impl Name {
-    fn text(&self) -> String {
+    fn text(&self) -> Vec<u16> {
         self.0
             .iter()
             .take(8)
-            .map(|b| ALPHABET[usize::from(*b) % ALPHABET.len()])
+            .flat_map(|b| ALPHABET[usize::from(*b) % ALPHABET.len()].iter().copied())
             .collect()
     }
+}
+
+/// A string's UTF-16 code units.
+fn units(text: &str) -> Vec<u16> {
+    text.encode_utf16().collect()
 }
 
 #[derive(Arbitrary, Debug)]
@@ -170,9 +203,19 @@ const RESULTS: [&str; 7] = [
     r#"{"content":["#,
 ];
 
-const AGENTS: [&str; 5] = ["a", "b", "agent-\u{1f600}", "", "a\u{0}"];
+/// Agent ids, three of them told apart only by a lone surrogate or U+FFFD.
+const AGENTS: [&[u16]; 8] = [
+    &[0x61],
+    &[0x62],
+    &[0x61, 0x67, 0x65, 0x6e, 0x74, 0x2d, 0xd83d, 0xde00],
+    &[],
+    &[0x61, 0x0],
+    &[0x61, 0xd800],
+    &[0x61, 0xdbff],
+    &[0x61, 0xfffd],
+];
 
-fn agent(index: u8) -> &'static str {
+fn agent(index: u8) -> &'static [u16] {
     AGENTS[usize::from(index) % AGENTS.len()]
 }
 
@@ -207,16 +250,16 @@ impl Owned {
     }
 }
 
-/// `*` matches any run of characters but line terminators (as `.` in a JavaScript regular
-/// expression); all else is literal.
-fn wildcard_match(pattern: &[char], name: &[char]) -> bool {
+/// `*` matches any run of code units but line terminators (as `.` in a JavaScript regular
+/// expression without the `u` flag); all else is literal.
+fn wildcard_match(pattern: &[u16], name: &[u16]) -> bool {
     // matches[j]: pattern prefix so far matches name[..j].
     let mut matches = vec![false; name.len() + 1];
     matches[0] = true;
     for &p in pattern {
-        if p == '*' {
+        if p == u16::from(b'*') {
             for j in 1..=name.len() {
-                let terminator = matches!(name[j - 1], '\n' | '\r' | '\u{2028}' | '\u{2029}');
+                let terminator = matches!(name[j - 1], 0x0a | 0x0d | 0x2028 | 0x2029);
                 matches[j] = matches[j] || (matches[j - 1] && !terminator);
             }
         } else {
@@ -234,41 +277,39 @@ fn wildcard_match(pattern: &[char], name: &[char]) -> bool {
 #[derive(Default)]
 struct AgentModel {
     /// (tool, canonical arguments, canonical result when compared, run length).
-    last: Option<(String, String, Option<String>, u64)>,
-    history: Vec<(String, String)>,
+    last: Option<(Vec<u16>, String, Option<String>, u64)>,
+    history: Vec<(Vec<u16>, String)>,
     reported: Option<usize>,
 }
 
 struct Model {
     thresholds: Vec<u64>,
-    include: Vec<Vec<char>>,
-    exclude: Vec<Vec<char>>,
+    include: Vec<Vec<u16>>,
+    exclude: Vec<Vec<u16>>,
     preview: usize,
     cycles: Option<(usize, usize)>,
     same_result_only: bool,
-    overrides: Vec<(Vec<Vec<char>>, Vec<u64>)>,
+    overrides: Vec<(Vec<Vec<u16>>, Vec<u64>)>,
     repeat_every: Option<u64>,
-    chains: HashMap<String, AgentModel>,
+    chains: HashMap<Vec<u16>, AgentModel>,
     stats: Stats,
 }
 
 impl Model {
-    fn tracked(&self, tool: &str) -> bool {
-        let name: Vec<char> = tool.chars().collect();
-        let any = |list: &[Vec<char>]| list.iter().any(|p| wildcard_match(p, &name));
+    fn tracked(&self, tool: &[u16]) -> bool {
+        let any = |list: &[Vec<u16>]| list.iter().any(|p| wildcard_match(p, tool));
         (self.include.is_empty() || any(&self.include)) && !any(&self.exclude)
     }
 
     /// The first override whose patterns match `tool`, else the global thresholds.
-    fn thresholds_for(&self, tool: &str) -> &[u64] {
-        let name: Vec<char> = tool.chars().collect();
+    fn thresholds_for(&self, tool: &[u16]) -> &[u64] {
         self.overrides
             .iter()
-            .find(|(patterns, _)| patterns.iter().any(|p| wildcard_match(p, &name)))
+            .find(|(patterns, _)| patterns.iter().any(|p| wildcard_match(p, tool)))
             .map_or(&self.thresholds, |(_, thresholds)| thresholds)
     }
 
-    fn tier(&self, tool: &str, run: u64) -> Option<Tier> {
+    fn tier(&self, tool: &[u16], run: u64) -> Option<Tier> {
         let thresholds = self.thresholds_for(tool);
         let first = *thresholds.iter().min()?;
         let last = *thresholds.iter().max()?;
@@ -286,13 +327,11 @@ impl Model {
     }
 
     /// The reference's detailed text, with its `slice`-based preview over UTF-16.
-    fn detailed(&self, tool: &str, count: u64, canonical: &str) -> Vec<u16> {
-        let units: Vec<u16> = canonical.encode_utf16().collect();
-        let mut text: Vec<u16> = format!(
-            "Repeated tool call detected:\n- tool: {tool}\n- consecutive_calls: {count}\n- arguments: "
-        )
-        .encode_utf16()
-        .collect();
+    fn detailed(&self, tool: &[u16], count: u64, canonical: &str) -> Vec<u16> {
+        let units = units(canonical);
+        let mut text = crate::units("Repeated tool call detected:\n- tool: ");
+        text.extend_from_slice(tool);
+        text.extend(format!("\n- consecutive_calls: {count}\n- arguments: ").encode_utf16());
         if units.len() <= self.preview {
             text.extend_from_slice(&units);
         } else {
@@ -305,14 +344,14 @@ impl Model {
 }
 
 /// A call as attempted: tool, arguments, result.
-type Attempt = (String, Args, Option<u8>);
+type Attempt = (Vec<u16>, Args, Option<u8>);
 
 fuzz_target!(|input: Input| {
     let Some((mut guard, mut model)) = build(&input.config) else {
         return;
     };
     // Each agent's attempted calls, latest last (at most five kept, for Op::Replay).
-    let mut last: HashMap<&'static str, Vec<Attempt>> = HashMap::new();
+    let mut last: HashMap<&'static [u16], Vec<Attempt>> = HashMap::new();
     for op in input.ops.iter().take(128) {
         match op {
             Op::Observe {
@@ -345,10 +384,10 @@ fuzz_target!(|input: Input| {
                 seed,
                 result,
             } => {
-                let block: Vec<(String, Owned)> = (0..usize::from(period % 5) + 1)
+                let block: Vec<(Vec<u16>, Owned)> = (0..usize::from(period % 5) + 1)
                     .map(|i| {
                         let bits = usize::from(*seed) >> (3 * i);
-                        let tool = ["grep", "read"][bits & 1].to_owned();
+                        let tool = units(["grep", "read"][bits & 1]);
                         (tool, Owned::Json(POOL[(bits >> 1) & 3].to_owned()))
                     })
                     .collect();
@@ -396,14 +435,14 @@ fuzz_target!(|input: Input| {
     assert_eq!(guard.agent_count(), 0, "every agent disposed");
 });
 
-/// The cycle reminder's text, written out here.
-fn cycle_text(tools: &[String], repetitions: u64) -> Vec<u16> {
-    format!(
-        "Repeated cycle of tool calls detected:\n- tools: {}\n- consecutive_repetitions: {repetitions}\nThe same sequence of calls, with identical arguments, keeps coming back and is not making progress. Do not repeat this sequence again. Inspect the latest results and choose a different action, different arguments, or finish the task if enough evidence has been gathered.",
-        tools.join(", ")
-    )
-    .encode_utf16()
-    .collect()
+/// The cycle reminder's text, written out here: the tools joined as JavaScript joins them.
+fn cycle_text(tools: &[Vec<u16>], repetitions: u64) -> Vec<u16> {
+    let mut text = units("Repeated cycle of tool calls detected:\n- tools: ");
+    text.extend(tools.join(&units(", ")[..]));
+    text.extend(units(&format!(
+        "\n- consecutive_repetitions: {repetitions}\nThe same sequence of calls, with identical arguments, keeps coming back and is not making progress. Do not repeat this sequence again. Inspect the latest results and choose a different action, different arguments, or finish the task if enough evidence has been gathered."
+    )));
+    text
 }
 
 /// Cycles the model's way, from the whole history: the smallest period whose last
@@ -413,7 +452,7 @@ fn cycle_hit(
     agent: &mut AgentModel,
     max_period: usize,
     repeats: usize,
-) -> Option<(Vec<String>, u64)> {
+) -> Option<(Vec<Vec<u16>>, u64)> {
     let h = &agent.history;
     let n = h.len();
     let continues = |p: usize| n > p && h[n - 1] == h[n - 1 - p];
@@ -444,8 +483,8 @@ fn cycle_hit(
 fn observe(
     guard: &mut Guard,
     model: &mut Model,
-    agent: &str,
-    tool: &str,
+    agent: &[u16],
+    tool: &[u16],
     args: &Owned,
     result: Option<u8>,
 ) {
@@ -478,14 +517,14 @@ fn observe(
         }
         _ => None,
     };
-    let state = model.chains.entry(agent.to_owned()).or_default();
+    let state = model.chains.entry(agent.to_vec()).or_default();
     let run = match &state.last {
         Some((t, c, r, run)) if t == tool && *c == canonical && *r == result => run + 1,
         _ => 1,
     };
-    state.last = Some((tool.to_owned(), canonical.clone(), result, run));
+    state.last = Some((tool.to_vec(), canonical.clone(), result, run));
     let cycle = model.cycles.and_then(|(max_period, repeats)| {
-        state.history.push((tool.to_owned(), canonical.clone()));
+        state.history.push((tool.to_vec(), canonical.clone()));
         cycle_hit(state, max_period, repeats)
     });
     model.stats.observed += 1;
@@ -547,23 +586,23 @@ fn build(config: &ConfigInput) -> Option<(Guard, Model)> {
             };
             let mut values = threshold_list(thresholds);
             let cycles = cycles.map(|(p, r)| (usize::from(p % 4) + 2, usize::from(r % 3) + 2));
-            let overrides: Vec<(Vec<String>, Vec<u64>)> = overrides
+            let overrides: Vec<(Vec<Vec<u16>>, Vec<u64>)> = overrides
                 .iter()
                 .take(3)
                 .map(|(patterns, thresholds)| {
-                    let mut patterns: Vec<String> =
+                    let mut patterns: Vec<Vec<u16>> =
                         patterns.iter().take(3).map(Name::text).collect();
                     if patterns.is_empty() {
-                        patterns.push("*".to_owned());
+                        patterns.push(units("*"));
                     }
                     (patterns, threshold_list(thresholds))
                 })
                 .collect();
             let repeat_every = repeat_every.map(|n| u64::from(n % 5) + 1);
-            let include: Vec<String> = include.iter().take(4).map(Name::text).collect();
-            let exclude: Vec<String> = exclude.iter().take(4).map(Name::text).collect();
+            let include: Vec<Vec<u16>> = include.iter().take(4).map(Name::text).collect();
+            let exclude: Vec<Vec<u16>> = exclude.iter().take(4).map(Name::text).collect();
             let preview = usize::from(preview % 40) + 1;
-            let strings = |list: &[String]| {
+            let strings = |list: &[Vec<u16>]| {
                 RawValue::List(list.iter().cloned().map(RawValue::String).collect())
             };
             let numbers = |list: &[u64]| {
@@ -608,17 +647,16 @@ fn build(config: &ConfigInput) -> Option<(Guard, Model)> {
                 expected.as_slice(),
                 "thresholds ascending"
             );
-            let chars = |list: &[String]| list.iter().map(|s| s.chars().collect()).collect();
             let model = Model {
                 thresholds: values,
-                include: chars(&include),
-                exclude: chars(&exclude),
+                include,
+                exclude,
                 preview,
                 cycles,
                 same_result_only: *same_result_only,
                 overrides: overrides
                     .iter()
-                    .map(|(patterns, thresholds)| (chars(patterns), thresholds.clone()))
+                    .map(|(patterns, thresholds)| (patterns.clone(), thresholds.clone()))
                     .collect(),
                 repeat_every,
                 chains: HashMap::new(),
@@ -651,7 +689,7 @@ fn build(config: &ConfigInput) -> Option<(Guard, Model)> {
             // Run the accepted ones through the raw path only for the no-panic property.
             let mut guard = Guard::new(got.ok()?);
             for (i, json) in POOL.iter().enumerate() {
-                let _ = guard.observe(agent(i as u8), "t", Arguments::Json(json));
+                let _ = guard.observe(agent(i as u8), &units("t"), Arguments::Json(json));
             }
             None
         }
@@ -667,7 +705,7 @@ fn raw_value(raw: &Raw) -> RawValue {
         Raw::Missing => RawValue::Missing,
         Raw::Number(n) => RawValue::Number(*n),
         Raw::Small(n) => RawValue::Number(f64::from(*n)),
-        Raw::String(s) => RawValue::String(s.clone()),
+        Raw::String(s) => RawValue::String(units(s)),
         Raw::Name(n) => RawValue::String(n.text()),
         Raw::Null => other("null", "null"),
         Raw::Object => other("[object Object]", "object"),

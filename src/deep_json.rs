@@ -1,5 +1,5 @@
 //! JSON text for values nested too deep for V8's `JSON.stringify`, following
-//! its rules (`toJSON`, dropped members, `null` holes, cycle and BigInt
+//! its rules (`toJSON`, dropped members, `null` holes, cycle and `BigInt`
 //! errors) with an explicit stack instead of recursion.
 
 use napi::sys::napi_value;
@@ -240,7 +240,7 @@ pub fn to_json(js: Js, root: napi_value) -> Result<Option<String>> {
     Ok(Some(out))
 }
 
-/// `value.toJSON(key)` when `value` (an object, a function or a BigInt) has a callable `toJSON`.
+/// `value.toJSON(key)` when `value` (an object, a function or a `BigInt`) has a callable `toJSON`.
 fn apply_to_json(js: Js, value: napi_value, holder: &Holder) -> Result<napi_value> {
     if !matches!(
         js.kind(value)?,

@@ -309,7 +309,7 @@ impl RepeatToolGuard {
     /// Drops every agent's chain, as when the plugin is unloaded; the guard stays usable.
     #[napi]
     pub fn clear(&self, env: Env) -> Result<()> {
-        self.with(Js { env: env.raw() }, |guard| guard.clear())
+        self.with(Js { env: env.raw() }, repeat_tool_guard_core::Guard::clear)
     }
 
     /// Whether calls to `toolName` take part in chains.

@@ -53,7 +53,7 @@ pub struct Step<'a> {
 #[derive(Debug, Default)]
 pub struct Chains {
     /// Fx hashing (rustc-hash, already in the build through napi): a few
-    /// instructions for a short agent id where the default SipHash takes ~170.
+    /// instructions for a short agent id where the default `SipHash` takes ~170.
     /// It is not flood-resistant, but agent ids come from the host harness, not
     /// from model output or other untrusted input, so nobody picks colliding ids.
     by_agent: HashMap<Vec<u16>, Chain, FxBuildHasher>,
@@ -156,8 +156,12 @@ mod tests {
 
     fn key(tool: &str, json: &str) -> CallKey {
         let tool: Vec<u16> = tool.encode_utf16().collect();
-        crate::digest::call_key(&tool, crate::Arguments::Json(json), &mut Default::default())
-            .unwrap()
+        crate::digest::call_key(
+            &tool,
+            crate::Arguments::Json(json),
+            &mut crate::tape::Scratch::default(),
+        )
+        .unwrap()
     }
 
     /// An agent id's code units.
@@ -209,11 +213,7 @@ mod tests {
 
     const T: &[u16] = &[b't' as u16];
 
-    fn step<'a>(
-        key: CallKey,
-        result: Option<CallKey>,
-        cycles: Option<&'a CycleConfig>,
-    ) -> Step<'a> {
+    fn step(key: CallKey, result: Option<CallKey>, cycles: Option<&CycleConfig>) -> Step<'_> {
         Step {
             key,
             result,

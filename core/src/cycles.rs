@@ -159,8 +159,12 @@ mod tests {
     use super::*;
 
     fn key(name: &[u16]) -> CallKey {
-        crate::digest::call_key(name, crate::Arguments::Json("{}"), &mut Default::default())
-            .unwrap()
+        crate::digest::call_key(
+            name,
+            crate::Arguments::Json("{}"),
+            &mut crate::tape::Scratch::default(),
+        )
+        .unwrap()
     }
 
     /// Feeds `calls` (one letter each: the tool name) and returns, per call, the hit as "tools×repeats".

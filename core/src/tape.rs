@@ -551,8 +551,7 @@ fn parse(bytes: &[u8], tape: &mut Vec<Token>, open: &mut Vec<Open>) -> Result<()
             };
         };
         let closes = match (expect, byte) {
-            (Expect::ValueOrClose, b']') => true,
-            (Expect::KeyOrClose, b'}') => true,
+            (Expect::ValueOrClose, b']') | (Expect::KeyOrClose, b'}') => true,
             (Expect::CommaOrClose, b']' | b'}') => {
                 open.last().map(|o| o.object) == Some(byte == b'}')
             }

@@ -107,6 +107,8 @@ fn written_form_reads_back_to_the_same_canonical_text_and_key() {
             .write_canonical(&mut canonical)
             .expect("valid encoding");
         assert_eq!(canonical, expected, "input {input}");
+        // The scratch type is private to the core: `Default` is the way to name one here.
+        #[allow(clippy::default_trait_access)]
         let scratch = &mut Default::default();
         assert_eq!(
             call_key(&[u16::from(b't')], encoded, scratch),

@@ -8,18 +8,6 @@
 // Anything that is not plain parsed JSON (toJSON, class instances, BigInt, very deep or cyclic
 // values) is left to the class's own `observe`, which follows JSON.stringify's rules exactly.
 
-// The key form's tags (core/src/form.rs).
-const NULL = 0
-const FALSE = 1
-const TRUE = 2
-const NUMBER = 3
-const NARROW = 4
-const WIDE = 5
-const ARRAY = 6
-const OBJECT = 7
-const TOOL = 8
-const END = 9
-
 // Deeper values take the class path, which detects cycles; so does a huge flat one.
 const MAX_DEPTH = 4096
 const MAX_BYTES = 1 << 27
@@ -35,6 +23,19 @@ const KEEP_BYTES = 1 << 19
 // the agent id), how many long strings `pieces` holds, and where in the key form the tool result's
 // form starts (for sameResultOnly; 0 when there is none). The last is Rust's: 1 while the buffer
 // is the binding's current call memory (src/memory.rs), which `__observeMemory()` reads unasked.
+// BEGIN WIRE: generated from src/wire.rs, checked by its test
+// The key form's tags (core/src/form.rs).
+const NULL = 0
+const FALSE = 1
+const TRUE = 2
+const NUMBER = 3
+const NARROW = 4
+const WIDE = 5
+const ARRAY = 6
+const OBJECT = 7
+const TOOL = 8
+const END = 9
+// The header's slots and its length, in numbers (src/wire.rs).
 const HANDLE = 0
 const LENGTH = 1
 const KEY_START = 2
@@ -42,6 +43,7 @@ const PIECES = 3
 const RESULT_START = 4
 const CURRENT = 5
 export const HEADER = 6
+// END WIRE
 
 const objectPrototype = Object.prototype
 // JSON.rawJSON objects (Node 22) are null-prototype objects that JSON.stringify prints raw.

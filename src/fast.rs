@@ -29,6 +29,7 @@ use repeat_tool_guard_core::form::{push_string, read_string, same, NARROW, TOOL}
 use repeat_tool_guard_core::Arguments;
 
 use crate::js::{ErrorClass, Js};
+use crate::wire::{HANDLE, HEADER, KEY_START, LENGTH, PIECES, RESULT_START};
 use crate::{registry, Reminder};
 
 /// Buffers of the last call with pieces, kept to reuse their allocations.
@@ -222,15 +223,6 @@ fn view<T>(
     Some(unsafe { std::slice::from_raw_parts(start.cast::<T>(), count) })
 }
 
-/// Numbers at the head of the buffer: handle, bytes written after the
-/// header, where among them the key form starts, number of pieces, where in
-/// the key form the tool result's form starts (0: no result), and whether
-/// this is the thread's current call memory (1; `crate::memory` writes it).
-pub(crate) const HEADER: usize = 6;
-/// Where in the header the current-memory flag is.
-pub(crate) const CURRENT: usize = 5;
-/// Where in the header the number of pieces is.
-const PIECE_COUNT: usize = 3;
 /// Where the bytes start.
 const BYTES: usize = HEADER * size_of::<f64>();
 
@@ -299,7 +291,7 @@ pub(crate) fn read_args<const N: usize>(
 fn observe(js: Js, info: napi_callback_info) -> Result<napi_value> {
     let [memory, pieces] = read_args::<2>(js, info, "__observeEncoded takes 2 arguments")?;
     let (mut data, mut byte_length, mut header) = read_header(js, memory)?;
-    let pieces = if header[PIECE_COUNT] == 0.0 {
+    let pieces = if header[PIECES] == 0.0 {
         Vec::new()
     } else {
         let pieces = read_pieces(js, pieces)?;
@@ -337,7 +329,8 @@ fn observe_call(
     pieces: &[(usize, napi_value)],
 ) -> Result<napi_value> {
     // Borrowed from here on: no JavaScript runs until the call returns (see `Js::array_buffer`).
-    let [handle, length, key_start, piece_count, result_at, _] = header;
+    let [handle, length, key_start, piece_count, result_at] =
+        [HANDLE, LENGTH, KEY_START, PIECES, RESULT_START].map(|slot| header[slot]);
     let bytes = view::<u8>(data, byte_length, BYTES, whole(length, "form length")?)
         .ok_or_else(|| out_of_range("form length"))?;
     if whole(piece_count, "piece count")? != pieces.len() {

@@ -8,6 +8,7 @@ mod js;
 mod memory;
 mod registry;
 mod result;
+mod wire;
 
 use napi::bindgen_prelude::{Env, Object, Unknown, Utf16String};
 use napi::sys::{self, napi_value};

@@ -23,9 +23,10 @@ use std::sync::Arc;
 use napi::sys::{self, napi_callback_info, napi_env, napi_value};
 use napi::{Error, Result, Status};
 
-use crate::fast::{answer, read_args, whole, CURRENT, HEADER};
+use crate::fast::{answer, read_args, whole};
 use crate::js::Js;
 use crate::registry;
+use crate::wire::{CURRENT, HEADER};
 
 /// Zeroed bytes (8-aligned, as the header's `f64`s need) that JavaScript
 /// writes through its buffer between calls and Rust reads during them.

@@ -1,0 +1,86 @@
+//! The call memory's layout, shared with `lib/encode.js`, which writes it: a
+//! header of [`HEADER`] `f64`s, then the bytes (the agent id's form, then the
+//! call's key form, whose tags are `repeat_tool_guard_core::form`'s).
+//!
+//! The constants live here once. `lib/encode.js` carries a copy between its
+//! `BEGIN WIRE` and `END WIRE` lines that this module's test renders from
+//! them and compares: `UPDATE_WIRE=1 cargo test -p repeat-tool-guard wire`
+//! writes it after a change.
+
+/// Header slot: the guard's handle.
+pub(crate) const HANDLE: usize = 0;
+/// Header slot: how many bytes follow the header.
+pub(crate) const LENGTH: usize = 1;
+/// Header slot: where among the bytes the key form starts (after the agent id).
+pub(crate) const KEY_START: usize = 2;
+/// Header slot: how many long strings the call's pieces hold.
+pub(crate) const PIECES: usize = 3;
+/// Header slot: where in the key form the tool result's form starts (0: none).
+pub(crate) const RESULT_START: usize = 4;
+/// Header slot, written by Rust: 1 while the buffer is the thread's current call memory.
+pub(crate) const CURRENT: usize = 5;
+/// The header's length, in `f64`s.
+pub(crate) const HEADER: usize = 6;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use repeat_tool_guard_core::form;
+
+    /// The constants as `lib/encode.js` declares them.
+    fn javascript() -> String {
+        use std::fmt::Write;
+
+        let tags = [
+            ("NULL", form::NULL),
+            ("FALSE", form::FALSE),
+            ("TRUE", form::TRUE),
+            ("NUMBER", form::NUMBER),
+            ("NARROW", form::NARROW),
+            ("WIDE", form::WIDE),
+            ("ARRAY", form::ARRAY),
+            ("OBJECT", form::OBJECT),
+            ("TOOL", form::TOOL),
+            ("END", form::END),
+        ];
+        let slots = [
+            ("HANDLE", HANDLE),
+            ("LENGTH", LENGTH),
+            ("KEY_START", KEY_START),
+            ("PIECES", PIECES),
+            ("RESULT_START", RESULT_START),
+            ("CURRENT", CURRENT),
+        ];
+        let mut out = String::from("// The key form's tags (core/src/form.rs).\n");
+        for (name, value) in tags {
+            writeln!(out, "const {name} = {value}").unwrap();
+        }
+        out += "// The header's slots and its length, in numbers (src/wire.rs).\n";
+        for (name, value) in slots {
+            writeln!(out, "const {name} = {value}").unwrap();
+        }
+        writeln!(out, "export const HEADER = {HEADER}").unwrap();
+        out
+    }
+
+    #[test]
+    fn encode_js_declares_the_wire_constants_as_rust_does() {
+        const BEGIN: &str = "// BEGIN WIRE: generated from src/wire.rs, checked by its test\n";
+        const END: &str = "// END WIRE\n";
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/lib/encode.js");
+        let source = std::fs::read_to_string(path).expect("lib/encode.js");
+        let start = source.find(BEGIN).expect("the BEGIN WIRE line") + BEGIN.len();
+        let end = start + source[start..].find(END).expect("the END WIRE line");
+        let expected = javascript();
+        if std::env::var_os("UPDATE_WIRE").is_some() {
+            let updated = format!("{}{expected}{}", &source[..start], &source[end..]);
+            std::fs::write(path, updated).expect("lib/encode.js written");
+            return;
+        }
+        assert_eq!(
+            source[start..end],
+            expected,
+            "lib/encode.js's wire constants differ from Rust's: run UPDATE_WIRE=1 cargo test -p repeat-tool-guard wire"
+        );
+    }
+}

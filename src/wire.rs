@@ -1,6 +1,6 @@
 //! The call memory's layout, shared with `lib/encode.js`, which writes it: a
 //! header of [`HEADER`] `f64`s, then the bytes (the agent id's form, then the
-//! call's key form, whose tags are `repeat_tool_guard_core::form`'s).
+//! call's key form, whose tags are `repeat_tool_guard_core::tag`'s).
 //!
 //! The constants live here once. `lib/encode.js` carries a copy between its
 //! `BEGIN WIRE` and `END WIRE` lines that this module's test renders from
@@ -25,23 +25,23 @@ pub(crate) const HEADER: usize = 6;
 #[cfg(test)]
 mod tests {
     use super::*;
-    use repeat_tool_guard_core::form;
+    use repeat_tool_guard_core::tag;
 
     /// The constants as `lib/encode.js` declares them.
     fn javascript() -> String {
         use std::fmt::Write;
 
         let tags = [
-            ("NULL", form::NULL),
-            ("FALSE", form::FALSE),
-            ("TRUE", form::TRUE),
-            ("NUMBER", form::NUMBER),
-            ("NARROW", form::NARROW),
-            ("WIDE", form::WIDE),
-            ("ARRAY", form::ARRAY),
-            ("OBJECT", form::OBJECT),
-            ("TOOL", form::TOOL),
-            ("END", form::END),
+            ("NULL", tag::NULL),
+            ("FALSE", tag::FALSE),
+            ("TRUE", tag::TRUE),
+            ("NUMBER", tag::NUMBER),
+            ("NARROW", tag::NARROW),
+            ("WIDE", tag::WIDE),
+            ("ARRAY", tag::ARRAY),
+            ("OBJECT", tag::OBJECT),
+            ("TOOL", tag::TOOL),
+            ("END", tag::END),
         ];
         let slots = [
             ("HANDLE", HANDLE),

@@ -1,14 +1,17 @@
 //! Canonical arguments: the text `JSON.stringify` gives for a deep key-sorted
-//! copy of the arguments. The chain compares calls by a digest of the same
-//! canonical value ([`crate::digest`]); this text is what `canonicalize`
-//! returns and what the detailed reminder quotes.
+//! copy of the arguments. The chain compares calls by the key form of the same
+//! canonical value (`digest`); this text is what `canonicalize` returns and
+//! what the detailed reminder quotes.
 //!
 //! `JSON.stringify`'s own output passes through almost verbatim: unescaped
 //! strings and short integers are already canonical. Any other JSON text is
 //! normalised the way `JSON.parse` then `JSON.stringify` would.
 
+use crate::error::CanonicalError;
+use crate::key_order::Key;
 use crate::number::write_js_number;
-use crate::tape::{visit, Key, Scalar, Scratch, Str, Visitor};
+use crate::read::{visit, Scratch};
+use crate::value::{decode_json_string, Arguments, Scalar, Str, Visitor};
 
 /// Where canonical text goes: a `String`, a preview.
 pub trait Sink {
@@ -21,35 +24,11 @@ impl Sink for String {
     }
 }
 
-/// The arguments of one call, in one of the forms the binding can get cheaply.
-#[derive(Clone, Copy, Debug)]
-pub enum Arguments<'a> {
-    /// JSON text of the value (unsorted keys are fine).
-    Json(&'a str),
-    /// A JavaScript string value (the loop's raw-string fallback), as UTF-16.
-    Text(&'a [u16]),
-    /// A key form as the plugin writes it ([`crate::form`]): the tool name,
-    /// then from byte `arguments_at` the arguments. The chain keys the form as
-    /// it is (it carries its tool name: the caller passes the name it read
-    /// from it); its arguments are read back, and checked, only when the
-    /// detailed reminder quotes them.
-    Form { key: &'a [u8], arguments_at: usize },
-}
-
 impl Arguments<'_> {
     /// Writes the canonical form to `sink`.
     pub fn write_canonical(&self, sink: &mut impl Sink) -> Result<(), CanonicalError> {
         visit(*self, &mut Scratch::default(), &mut TextWriter { sink })
     }
-}
-
-/// The arguments could not be read.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum CanonicalError {
-    #[error("repeat-tool-guard: arguments are not valid JSON (at byte {0})")]
-    InvalidJson(usize),
-    #[error("repeat-tool-guard: malformed argument encoding (at byte {0})")]
-    InvalidEncoding(usize),
 }
 
 /// Canonical text of `text` as a `String` (used by `canonicalize` and tests).
@@ -94,7 +73,7 @@ impl<S: Sink> Visitor for TextWriter<'_, S> {
         if !first {
             self.sink.write(",");
         }
-        write_str(key.as_str(), self.sink);
+        write_str(Str::from(key), self.sink);
         self.sink.write(":");
     }
 }
@@ -131,7 +110,7 @@ fn write_str(text: Str<'_>, sink: &mut impl Sink) {
             sink.write(raw);
             sink.write("\"");
         }
-        Str::Escaped(raw) => write_string_literal(&crate::tape::decode_json_string(raw), sink),
+        Str::Escaped(raw) => write_string_literal(&decode_json_string(raw), sink),
         Str::Units(units) => write_string_literal(units, sink),
     }
 }
@@ -171,6 +150,8 @@ fn push_unicode_escape(unit: u16, out: &mut String) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::form::push_string;
+    use crate::form::tag::{ARRAY, END, NARROW, NULL, NUMBER, OBJECT, TOOL, TRUE, WIDE};
 
     fn c(text: &str) -> String {
         canonicalize_json(text).unwrap()
@@ -277,5 +258,84 @@ mod tests {
         let mut out = String::new();
         Arguments::Text(&units).write_canonical(&mut out).unwrap();
         assert_eq!(out, r#""{not json\n\ud800""#);
+    }
+
+    // Key forms as the plugin writes them, read back as canonical text.
+
+    /// The canonical text of an arguments form.
+    fn canonical(arguments: &[u8]) -> Result<String, CanonicalError> {
+        let mut key = vec![TOOL, NARROW, 1, b't'];
+        key.extend_from_slice(arguments);
+        let mut text = String::new();
+        Arguments::Form {
+            key: &key,
+            arguments_at: 4,
+        }
+        .write_canonical(&mut text)?;
+        Ok(text)
+    }
+
+    fn number(value: f64) -> Vec<u8> {
+        let mut out = vec![NUMBER];
+        out.extend(value.to_le_bytes());
+        out
+    }
+
+    #[test]
+    fn reads_a_value_in_canonical_order_back_as_text() {
+        // {"9": true, "10": "x", "b": [1.5, null, {}], "é": "😀"}
+        let mut form = vec![OBJECT, NARROW, 1, b'9', TRUE, NARROW, 2, b'1', b'0'];
+        form.extend([NARROW, 1, b'x', NARROW, 1, b'b', ARRAY]);
+        form.extend(number(1.5));
+        form.extend([NULL, OBJECT, END, END, NARROW, 1, 0xe9]);
+        push_string(&mut form, &"😀".encode_utf16().collect::<Vec<_>>());
+        form.push(END);
+        assert_eq!(
+            canonical(&form),
+            Ok("{\"9\":true,\"10\":\"x\",\"b\":[1.5,null,{}],\"é\":\"😀\"}".to_owned())
+        );
+    }
+
+    #[test]
+    fn rejects_malformed_forms() {
+        let wide_a = [WIDE, 1, b'a', 0];
+        for form in [
+            &[][..],
+            &[10],
+            &[END],
+            &[NULL, NULL],
+            &[NUMBER, 0, 0],
+            &[NARROW, 3, b'a', b'b'],
+            &[NARROW, 0x80],
+            &[
+                NARROW, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 1,
+            ],
+            &wide_a,
+            &[ARRAY, NULL],
+            &[ARRAY, END, END],
+            &[OBJECT, NULL, END],
+            &[OBJECT, NARROW, 1, b'a', END],
+            // Members out of canonical order, or a key twice.
+            &[OBJECT, NARROW, 1, b'b', NULL, NARROW, 1, b'a', NULL, END],
+            &[OBJECT, NARROW, 1, b'a', NULL, NARROW, 1, b'a', NULL, END],
+            &[OBJECT, NARROW, 1, b'a', NULL, NARROW, 1, b'1', NULL, END],
+            &[
+                OBJECT, NARROW, 2, b'1', b'0', NULL, NARROW, 1, b'9', NULL, END,
+            ],
+            &number(-0.0),
+            &number(f64::NAN),
+            &number(f64::INFINITY),
+        ] {
+            assert!(canonical(form).is_err(), "{form:?} should be rejected");
+        }
+    }
+
+    #[test]
+    fn deep_nesting_is_walked_without_recursion() {
+        let depth = 200_000;
+        let mut form = vec![ARRAY; depth];
+        form.push(NULL);
+        form.extend(std::iter::repeat_n(END, depth));
+        assert_eq!(canonical(&form).unwrap().len(), depth * 2 + 4);
     }
 }

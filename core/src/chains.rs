@@ -6,9 +6,9 @@ use std::collections::HashMap;
 
 use rustc_hash::FxBuildHasher;
 
+use crate::compare::units_equal;
 use crate::cycles::{CycleConfig, CycleHit, CycleTracker};
-use crate::digest::{CallKey, KeyForm};
-use crate::form::same_units;
+use crate::key::{CallKey, KeyForm};
 
 #[derive(Debug, Clone)]
 struct Chain {
@@ -65,7 +65,8 @@ pub struct Chains {
 
 impl Chains {
     /// Records a tracked call and returns the length of the run it belongs to.
-    pub fn advance(&mut self, agent: &[u16], key: CallKey) -> u64 {
+    #[cfg(test)]
+    fn advance(&mut self, agent: &[u16], key: CallKey) -> u64 {
         self.advance_form(agent, &key.form())
     }
 
@@ -85,7 +86,7 @@ impl Chains {
     /// The agent's chain, made the last one (a new agent's with a run of 0).
     /// The chain it replaces as the last goes back into the map.
     fn chain_of(&mut self, agent: &[u16]) -> &mut Chain {
-        let is_last = matches!(&self.last, Some((id, _)) if same_units(id, agent));
+        let is_last = matches!(&self.last, Some((id, _)) if units_equal(id, agent));
         if !is_last {
             let found = self.by_agent.remove_entry(agent);
             let entry = found.unwrap_or_else(|| (agent.to_vec(), Chain::new()));
@@ -145,7 +146,8 @@ impl Chains {
         self.by_agent.len() + usize::from(self.last.is_some())
     }
 
-    pub fn is_empty(&self) -> bool {
+    #[cfg(test)]
+    fn is_empty(&self) -> bool {
         self.len() == 0
     }
 }
@@ -159,7 +161,7 @@ mod tests {
         crate::digest::call_key(
             &tool,
             crate::Arguments::Json(json),
-            &mut crate::tape::Scratch::default(),
+            &mut crate::read::Scratch::default(),
         )
         .unwrap()
     }

@@ -12,7 +12,7 @@
 //! calls repeat a block of P exactly when that streak is at least
 //! `P × (repeats − 1)`.
 
-use crate::digest::CallKey;
+use crate::key::CallKey;
 
 /// Periods tracked: 2 to [`MAX_PERIOD`].
 pub const MIN_PERIOD: usize = 2;
@@ -162,7 +162,7 @@ mod tests {
         crate::digest::call_key(
             name,
             crate::Arguments::Json("{}"),
-            &mut crate::tape::Scratch::default(),
+            &mut crate::read::Scratch::default(),
         )
         .unwrap()
     }

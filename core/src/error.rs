@@ -60,3 +60,12 @@ impl ConfigError {
         )
     }
 }
+
+/// The arguments could not be read.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum CanonicalError {
+    #[error("repeat-tool-guard: arguments are not valid JSON (at byte {0})")]
+    InvalidJson(usize),
+    #[error("repeat-tool-guard: malformed argument encoding (at byte {0})")]
+    InvalidEncoding(usize),
+}

@@ -9,29 +9,43 @@
 //! [`overrides`], `sameResultOnly`, `repeatEvery`) and the [`stats`] counters
 //! stay off the reference's path unless configured.
 
-pub mod canonical;
-pub mod chains;
-pub mod config;
-pub mod cycles;
-pub mod digest;
-pub mod error;
-pub mod form;
-pub mod number;
-pub mod overrides;
-pub mod patterns;
-pub mod reminders;
-pub mod stats;
+mod canonical;
+mod chains;
+mod compare;
+mod config;
+mod cycles;
+mod digest;
+mod error;
+mod form;
+mod form_reader;
+mod json;
+mod key;
+mod key_order;
+mod number;
+mod overrides;
+mod patterns;
+mod read;
+mod reminders;
+mod stats;
 mod tape;
+mod value;
 
-pub use canonical::{canonicalize_json, Arguments, CanonicalError};
+// What the binding, the integration tests and the fuzz targets use.
+pub use canonical::{canonicalize_json, write_string_literal, Sink};
+pub use compare::bytes_equal;
 pub use config::{GuardConfig, RawConfig, RawValue};
-pub use error::ConfigError;
-pub use reminders::{Reminder, Tier};
+pub use digest::call_key;
+pub use error::{CanonicalError, ConfigError};
+pub use form::{push_string, read_string, tag, FormStr};
+pub use key::CallKey;
+pub use number::write_js_number;
+pub use reminders::{Reminder, Tier, GENTLE_TEXT};
 pub use stats::Stats;
+pub use value::Arguments;
 
 use chains::{Chains, Step};
-use digest::{call_key, key_form};
-use tape::Scratch;
+use digest::key_form;
+use read::Scratch;
 
 /// Watches every agent's tool calls and says when a reminder is due.
 ///
@@ -164,7 +178,7 @@ impl Guard {
                 )?
             }
             form => {
-                let key = form.map(|form| digest::CallKey::from(&form));
+                let key = form.map(|form| key::CallKey::from(&form));
                 self.scratch.trim();
                 self.observe_extended(agent, tool, arguments, key?, result)?
             }
@@ -182,7 +196,7 @@ impl Guard {
         agent: &[u16],
         tool: &[u16],
         arguments: Arguments<'_>,
-        key: digest::CallKey,
+        key: key::CallKey,
         result: Option<Arguments<'_>>,
     ) -> Result<Option<Reminder>, CanonicalError> {
         // Digested before the chain moves, so a result without canonical form changes nothing.

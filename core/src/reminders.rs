@@ -1,7 +1,9 @@
 //! The reminder texts, exactly as the reference plugin words them: the model
 //! reads these, so a changed byte is a changed transcript.
 
-use crate::canonical::{Arguments, CanonicalError, Sink};
+use crate::canonical::Sink;
+use crate::error::CanonicalError;
+use crate::value::Arguments;
 
 pub const GENTLE_TEXT: &str = "You are repeating the exact same tool call with identical arguments. Carefully analyze the previous result before calling again: if the task is not complete, try a different approach or different arguments instead of repeating the call.";
 

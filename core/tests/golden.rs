@@ -50,9 +50,8 @@ fn canonical_key_order(a: &str, b: &str) -> std::cmp::Ordering {
 
 /// The key form of `value` (see `form.rs`), as `encode.js` writes it: members sorted, -0 as 0.
 fn encode(value: &serde_json::Value, out: &mut Vec<u8>) {
-    use repeat_tool_guard_core::form::{
-        push_string, ARRAY, END, FALSE, NULL, NUMBER, OBJECT, TRUE,
-    };
+    use repeat_tool_guard_core::push_string;
+    use repeat_tool_guard_core::tag::{ARRAY, END, FALSE, NULL, NUMBER, OBJECT, TRUE};
     use serde_json::Value;
     match value {
         Value::Null => out.push(NULL),
@@ -85,9 +84,8 @@ fn encode(value: &serde_json::Value, out: &mut Vec<u8>) {
 
 #[test]
 fn written_form_reads_back_to_the_same_canonical_text_and_key() {
-    use repeat_tool_guard_core::digest::call_key;
-    use repeat_tool_guard_core::form;
-    use repeat_tool_guard_core::Arguments;
+    use repeat_tool_guard_core::tag;
+    use repeat_tool_guard_core::{call_key, Arguments};
     let mut compared = 0;
     for (input, expected) in vectors() {
         let (input, expected) = (input.as_str(), expected.as_str());
@@ -96,7 +94,7 @@ fn written_form_reads_back_to_the_same_canonical_text_and_key() {
             continue;
         };
         // The tool name "t", then the arguments.
-        let mut key = vec![form::TOOL, form::NARROW, 1, b't'];
+        let mut key = vec![tag::TOOL, tag::NARROW, 1, b't'];
         encode(&value, &mut key);
         let encoded = Arguments::Form {
             key: &key,

@@ -17,12 +17,10 @@
 use std::cmp::Ordering;
 
 use libfuzzer_sys::fuzz_target;
-use repeat_tool_guard_core::digest::call_key;
-use repeat_tool_guard_core::form::{
-    push_string, ARRAY, END, FALSE, NARROW, NULL, NUMBER, OBJECT, TOOL, TRUE,
-};
+use repeat_tool_guard_core::tag::{ARRAY, END, FALSE, NARROW, NULL, NUMBER, OBJECT, TOOL, TRUE};
 use repeat_tool_guard_core::{
-    canonicalize_json, Arguments, Guard, GuardConfig, RawConfig, RawValue, Tier,
+    call_key, canonicalize_json, push_string, Arguments, Guard, GuardConfig, RawConfig, RawValue,
+    Tier,
 };
 use serde_json::Value;
 

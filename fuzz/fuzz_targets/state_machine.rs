@@ -14,9 +14,9 @@ use std::collections::HashMap;
 
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
-use repeat_tool_guard_core::reminders::GENTLE_TEXT;
 use repeat_tool_guard_core::{
     Arguments, ConfigError, Guard, GuardConfig, RawConfig, RawValue, Reminder, Stats, Tier,
+    GENTLE_TEXT,
 };
 
 #[derive(Arbitrary, Debug)]

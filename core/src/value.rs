@@ -1,0 +1,101 @@
+//! The value vocabulary every reader produces and every writer consumes:
+//! the [`Arguments`] of a call as the binding gets them, the scalars and
+//! strings a walk in canonical order yields, and the [`Visitor`] it yields
+//! them to. Readers (`tape`, `form_reader`) call a visitor; writers
+//! (`canonical`, `digest`) are visitors.
+
+use crate::key_order::Key;
+
+/// The arguments of one call, in one of the forms the binding can get cheaply.
+#[derive(Clone, Copy, Debug)]
+pub enum Arguments<'a> {
+    /// JSON text of the value (unsorted keys are fine).
+    Json(&'a str),
+    /// A JavaScript string value (the loop's raw-string fallback), as UTF-16.
+    Text(&'a [u16]),
+    /// A key form as the plugin writes it (see `form`): the tool name,
+    /// then from byte `arguments_at` the arguments. The chain keys the form as
+    /// it is (it carries its tool name: the caller passes the name it read
+    /// from it); its arguments are read back, and checked, only when the
+    /// detailed reminder quotes them.
+    Form { key: &'a [u8], arguments_at: usize },
+}
+
+/// A string of a value, resolved against its source.
+#[derive(Clone, Copy)]
+pub(crate) enum Str<'a> {
+    /// JSON text without escapes: already the string's content.
+    Plain(&'a str),
+    /// JSON text with escapes, still to be decoded.
+    Escaped(&'a str),
+    /// UTF-16 code units.
+    Units(&'a [u16]),
+}
+
+/// A scalar of a value, resolved against its source.
+pub(crate) enum Scalar<'a> {
+    Null,
+    Bool(bool),
+    NumberText(&'a str),
+    Number(f64),
+    Str(Str<'a>),
+}
+
+/// Receives a value in canonical order: object members sorted, duplicates
+/// resolved, members without a JSON form left out.
+pub(crate) trait Visitor {
+    fn scalar(&mut self, value: Scalar<'_>);
+    fn open_array(&mut self);
+    fn close_array(&mut self);
+    fn open_object(&mut self);
+    fn close_object(&mut self);
+    /// Before every array element but the first.
+    fn element_separator(&mut self);
+    /// The key of the next member; `first` for the object's first member.
+    fn key(&mut self, key: &Key<'_>, first: bool);
+}
+
+impl<'a> From<&Key<'a>> for Str<'a> {
+    fn from(key: &Key<'a>) -> Self {
+        match *key {
+            Key::Plain(text) => Str::Plain(text),
+            Key::Units(units) => Str::Units(units),
+        }
+    }
+}
+
+/// Decodes a validated JSON string token's content to UTF-16 code units.
+pub(crate) fn decode_json_string(raw: &str) -> Vec<u16> {
+    let mut units = Vec::with_capacity(raw.len());
+    decode_json_string_into(raw, &mut units);
+    units
+}
+
+/// Appends a validated JSON string token's content to `units`.
+pub(crate) fn decode_json_string_into(raw: &str, units: &mut Vec<u16>) {
+    let mut rest = raw;
+    while let Some(at) = rest.find('\\') {
+        let (plain, escape) = rest.split_at(at);
+        units.extend(plain.encode_utf16());
+        let mut chars = escape.chars();
+        chars.next();
+        let unit = match chars.next() {
+            Some('b') => 0x08,
+            Some('f') => 0x0c,
+            Some('n') => 0x0a,
+            Some('r') => 0x0d,
+            Some('t') => 0x09,
+            Some('u') => {
+                let hex = escape.get(2..6).unwrap_or("0");
+                rest = escape.get(6..).unwrap_or_default();
+                units.push(u16::from_str_radix(hex, 16).unwrap_or(0));
+                continue;
+            }
+            Some(c) => c as u16,
+            None => 0,
+        };
+        units.push(unit);
+        rest = escape.get(2..).unwrap_or_default();
+    }
+    units.extend(rest.encode_utf16());
+}

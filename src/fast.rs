@@ -26,8 +26,8 @@ use napi::bindgen_prelude::ToNapiValue;
 use napi::sys::{self, napi_callback_info, napi_env, napi_value};
 use napi::{Error, Result, Status};
 use repeat_tool_guard_core::tag::{NARROW, TOOL};
-use repeat_tool_guard_core::Arguments;
 use repeat_tool_guard_core::{bytes_equal, push_string, read_string};
+use repeat_tool_guard_core::{Arguments, Call};
 
 use crate::js::{ErrorClass, Js};
 use crate::wire::{HANDLE, HEADER, KEY_START, LENGTH, PIECES, RESULT_START};
@@ -340,7 +340,7 @@ fn observe_call(
             "repeat-tool-guard: the pieces are not as many as the header says".to_owned(),
         ));
     }
-    let call = Call {
+    let call = EncodedCall {
         handle,
         bytes,
         key_start: whole(key_start, "key start")?,
@@ -381,14 +381,14 @@ fn observe_call(
 /// One call read from the buffer: the guard's handle, the bytes (the agent
 /// id's form, then the key form from `key_start`), and where in the key form
 /// the result's form starts (0: none).
-struct Call<'a> {
+struct EncodedCall<'a> {
     handle: f64,
     bytes: &'a [u8],
     key_start: usize,
     result_at: usize,
 }
 
-impl Call<'_> {
+impl EncodedCall<'_> {
     /// The key form as JavaScript wrote it (its pieces not yet spliced in).
     fn key(&self) -> Result<&[u8]> {
         self.bytes
@@ -426,7 +426,10 @@ impl Call<'_> {
             };
             let arguments = Arguments::Form { key, arguments_at };
             // The plugin calls this only for tools its cache already found tracked.
-            Ok(guard.observe_tracked_with_result(agent, tool, arguments, result))
+            let call = Call::new(agent, tool, arguments)
+                .with_result(result)
+                .known_tracked();
+            Ok(guard.observe(call))
         });
         // Thrown once the guard is no longer borrowed.
         observed

@@ -15,7 +15,7 @@ use napi::sys::{self, napi_value};
 use napi::{JsValue, Result};
 use napi_derive::napi;
 use repeat_tool_guard_core::{
-    CanonicalError, ConfigError, Guard, GuardConfig, RawConfig, RawValue, Tier,
+    Call, CanonicalError, ConfigError, Guard, GuardConfig, RawConfig, RawValue, Tier,
 };
 
 use js::{ErrorClass, Js, Kind};
@@ -264,11 +264,10 @@ impl RepeatToolGuard {
         };
         let reminder = self
             .with(js, |guard| {
-                guard.observe_tracked_with_result(
-                    &agent_id,
-                    &tool_name,
-                    text.as_arguments(),
-                    result.as_ref().map(|r| r.as_arguments()),
+                guard.observe(
+                    Call::new(&agent_id, &tool_name, text.as_arguments())
+                        .with_result(result.as_ref().map(|r| r.as_arguments()))
+                        .known_tracked(),
                 )
             })?
             .map_err(|e| map_canonical_error(js, e))?;

@@ -19,8 +19,8 @@ use std::cmp::Ordering;
 use libfuzzer_sys::fuzz_target;
 use repeat_tool_guard_core::tag::{ARRAY, END, FALSE, NARROW, NULL, NUMBER, OBJECT, TOOL, TRUE};
 use repeat_tool_guard_core::{
-    call_key, canonicalize_json, push_string, Arguments, Guard, GuardConfig, RawConfig, RawValue,
-    Tier,
+    call_key, canonicalize_json, push_string, Arguments, Call, Guard, GuardConfig, RawConfig,
+    RawValue, Tier,
 };
 use serde_json::Value;
 
@@ -163,8 +163,11 @@ fn check_text(units: &[u16]) {
     })
     .expect("thresholds [2] are valid");
     let mut guard = Guard::new(config);
-    assert_eq!(guard.observe(&A, &T, Arguments::Text(units)), Ok(None));
-    let second = guard.observe(&A, &T, Arguments::Json(&escaped));
+    assert_eq!(
+        guard.observe(Call::new(&A, &T, Arguments::Text(units))),
+        Ok(None)
+    );
+    let second = guard.observe(Call::new(&A, &T, Arguments::Json(&escaped)));
     assert!(
         matches!(&second, Ok(Some(r)) if r.tier == Tier::Gentle && r.count == 2),
         "{units:04x?}: text and JSON forms are not the same call: {second:?}"

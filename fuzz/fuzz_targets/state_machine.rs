@@ -15,7 +15,7 @@ use std::collections::HashMap;
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
 use repeat_tool_guard_core::{
-    Arguments, ConfigError, Guard, GuardConfig, RawConfig, RawValue, Reminder, Stats, Tier,
+    Arguments, Call, ConfigError, Guard, GuardConfig, RawConfig, RawValue, Reminder, Stats, Tier,
     GENTLE_TEXT,
 };
 
@@ -491,7 +491,8 @@ fn observe(
     let tracked = model.tracked(tool);
     assert_eq!(guard.is_tracked(tool), tracked, "is_tracked({tool:?})");
     let result = result.map(|i| RESULTS[usize::from(i) % RESULTS.len()]);
-    let got = guard.observe_with_result(agent, tool, args.arguments(), result.map(Arguments::Json));
+    let got = guard
+        .observe(Call::new(agent, tool, args.arguments()).with_result(result.map(Arguments::Json)));
     if !tracked {
         assert_eq!(
             got,
@@ -689,7 +690,11 @@ fn build(config: &ConfigInput) -> Option<(Guard, Model)> {
             // Run the accepted ones through the raw path only for the no-panic property.
             let mut guard = Guard::new(got.ok()?);
             for (i, json) in POOL.iter().enumerate() {
-                let _ = guard.observe(agent(i as u8), &units("t"), Arguments::Json(json));
+                let _ = guard.observe(Call::new(
+                    agent(i as u8),
+                    &units("t"),
+                    Arguments::Json(json),
+                ));
             }
             None
         }

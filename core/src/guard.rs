@@ -1,0 +1,292 @@
+//! [`Guard`]: ties the modules together the way the plugin uses them, and
+//! [`tier_at`], the run-length tier for a run.
+
+use crate::chains::{Chains, Step};
+use crate::config::GuardConfig;
+use crate::digest::{call_key, key_form};
+use crate::error::CanonicalError;
+use crate::key::CallKey;
+use crate::read::Scratch;
+use crate::reminders::{self, Reminder, Tier};
+use crate::stats::Stats;
+use crate::value::Arguments;
+
+/// One tool call, as [`Guard::observe`] takes it.
+#[derive(Clone, Copy, Debug)]
+pub struct Call<'a> {
+    /// The agent's id, in UTF-16 code units.
+    pub agent: &'a [u16],
+    /// The tool's name, in UTF-16 code units.
+    pub tool: &'a [u16],
+    pub arguments: Arguments<'a>,
+    /// The tool's result, which `sameResultOnly` compares (its canonical
+    /// `{ content, isError }`); `None` is "no result", a value of its own.
+    /// Ignored, and never read, when `sameResultOnly` is off.
+    pub result: Option<Arguments<'a>>,
+    /// Whether the caller has already found the tool tracked
+    /// ([`Guard::is_tracked`]): the guard then counts the call without checking.
+    pub known_tracked: bool,
+}
+
+impl<'a> Call<'a> {
+    /// A call without a result, its tool still to be checked.
+    pub fn new(agent: &'a [u16], tool: &'a [u16], arguments: Arguments<'a>) -> Self {
+        Self {
+            agent,
+            tool,
+            arguments,
+            result: None,
+            known_tracked: false,
+        }
+    }
+
+    /// The call with the tool's result.
+    #[must_use]
+    pub fn with_result(self, result: Option<Arguments<'a>>) -> Self {
+        Self { result, ..self }
+    }
+
+    /// The call of a tool the caller has already found tracked.
+    #[must_use]
+    pub fn known_tracked(self) -> Self {
+        Self {
+            known_tracked: true,
+            ..self
+        }
+    }
+}
+
+/// Watches every agent's tool calls and says when a reminder is due.
+///
+/// Agent ids and tool names are UTF-16 code units, as JavaScript holds them:
+/// names that differ only in a lone surrogate are different names.
+#[derive(Debug)]
+pub struct Guard {
+    config: GuardConfig,
+    /// Whether any opt-in feature is on; false keeps every call on the reference's path.
+    extended: bool,
+    chains: Chains,
+    scratch: Scratch,
+    stats: Stats,
+}
+
+/// The run-length tier due at `run`: gentle at the first threshold, detailed
+/// at each later one and, with `repeat_every`, every that many calls past the last.
+#[inline]
+fn tier_at(thresholds: &[f64], repeat_every: Option<f64>, run: u64) -> Option<Tier> {
+    // Exact for every run a process can reach (< 2^53).
+    let at = run as f64;
+    let (&first, &last) = (thresholds.first()?, thresholds.last()?);
+    // Most calls: a run shorter than the first threshold.
+    if at < first {
+        None
+    } else if at == first {
+        Some(Tier::Gentle)
+    } else if at <= last {
+        thresholds
+            .binary_search_by(|t| t.total_cmp(&at))
+            .ok()
+            .map(|_| Tier::Detailed)
+    } else {
+        repeat_every
+            .filter(|every| (at - last) % every == 0.0)
+            .map(|_| Tier::Detailed)
+    }
+}
+
+impl Guard {
+    pub fn new(config: GuardConfig) -> Self {
+        Self {
+            extended: config.has_extensions(),
+            config,
+            chains: Chains::default(),
+            scratch: Scratch::default(),
+            stats: Stats::default(),
+        }
+    }
+
+    /// Whether `observe` compares results (`sameResultOnly`): callers pass them only then.
+    pub fn same_result_only(&self) -> bool {
+        self.config.same_result_only
+    }
+
+    /// Calls counted and reminders returned since the guard was made.
+    pub fn stats(&self) -> Stats {
+        self.stats
+    }
+
+    /// Validated thresholds, ascending.
+    pub fn thresholds(&self) -> &[f64] {
+        &self.config.thresholds
+    }
+
+    pub fn is_tracked(&self, tool: &[u16]) -> bool {
+        self.config.filter.is_tracked(tool)
+    }
+
+    /// Counts one call and returns the reminder due for it, if any. Untracked
+    /// calls change nothing (unless the caller vouches for the tool with
+    /// [`Call::known_tracked`]); a call whose arguments or result fail to
+    /// canonicalize changes nothing either.
+    pub fn observe(&mut self, call: Call<'_>) -> Result<Option<Reminder>, CanonicalError> {
+        let Call {
+            agent,
+            tool,
+            arguments,
+            result,
+            known_tracked,
+        } = call;
+        if !known_tracked && !self.is_tracked(tool) {
+            return Ok(None);
+        }
+        let reminder = match key_form(tool, arguments, &mut self.scratch) {
+            Ok(form) if !self.extended => {
+                // The key is compared where the digester left it: no copy on a repeat.
+                let run = self.chains.advance_form(agent, &form);
+                // A form the plugin wrote used no scratch.
+                if !matches!(arguments, Arguments::Form { .. }) {
+                    self.scratch.trim();
+                }
+                self.stats.observed += 1;
+                self.run_reminder(
+                    tier_at(&self.config.thresholds, None, run),
+                    tool,
+                    run,
+                    arguments,
+                )?
+            }
+            form => {
+                let key = form.map(|form| CallKey::from(&form));
+                self.scratch.trim();
+                self.observe_extended(agent, tool, arguments, key?, result)?
+            }
+        };
+        if let Some(reminder) = &reminder {
+            self.stats.reminded(reminder.tier);
+        }
+        Ok(reminder)
+    }
+
+    /// The opt-in path. One reminder per call at most: a run-length reminder
+    /// due on the same call as a cycle wins, and the cycle counts as reported.
+    fn observe_extended(
+        &mut self,
+        agent: &[u16],
+        tool: &[u16],
+        arguments: Arguments<'_>,
+        key: CallKey,
+        result: Option<Arguments<'_>>,
+    ) -> Result<Option<Reminder>, CanonicalError> {
+        // Digested before the chain moves, so a result without canonical form changes nothing.
+        let result = match result {
+            Some(result) if self.config.same_result_only => {
+                let digest = call_key(&[], result, &mut self.scratch);
+                self.scratch.trim();
+                Some(digest?)
+            }
+            _ => None,
+        };
+        let step = Step {
+            key,
+            result,
+            tool,
+            cycles: self.config.cycles.as_ref(),
+        };
+        let (run, cycle) = self.chains.advance_extended(agent, step);
+        self.stats.observed += 1;
+        let thresholds = self
+            .config
+            .overrides
+            .thresholds_for(tool, &self.config.thresholds);
+        let tier = tier_at(thresholds, self.config.repeat_every, run);
+        Ok(match self.run_reminder(tier, tool, run, arguments)? {
+            None => cycle.map(|hit| reminders::cycle(hit.tools, hit.repeats)),
+            reminder => reminder,
+        })
+    }
+
+    /// The run-length reminder of `tier`, if any: gentle, or detailed with the arguments quoted.
+    fn run_reminder(
+        &self,
+        tier: Option<Tier>,
+        tool: &[u16],
+        run: u64,
+        arguments: Arguments<'_>,
+    ) -> Result<Option<Reminder>, CanonicalError> {
+        Ok(match tier {
+            Some(Tier::Gentle) => Some(reminders::gentle(run)),
+            Some(_) => Some(reminders::detailed(
+                tool,
+                run,
+                arguments,
+                self.config.preview_chars,
+            )?),
+            None => None,
+        })
+    }
+
+    /// A user prompt: the agent's chain starts over.
+    pub fn reset(&mut self, agent: &[u16]) {
+        self.chains.forget(agent);
+    }
+
+    /// The agent is gone: its state is dropped.
+    pub fn dispose(&mut self, agent: &[u16]) {
+        self.chains.forget(agent);
+    }
+
+    /// Every agent's chain is dropped (the plugin is unloaded); the guard stays usable.
+    pub fn clear(&mut self) {
+        self.chains = Chains::default();
+    }
+
+    /// Agents holding chain state.
+    pub fn agent_count(&self) -> usize {
+        self.chains.len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::{RawConfig, RawValue};
+
+    fn extended(raw: RawConfig) -> Guard {
+        Guard::new(GuardConfig::from_raw(&raw).unwrap())
+    }
+
+    #[test]
+    fn tiers_by_run_length() {
+        let tiers = |thresholds: &[f64], every: Option<f64>| -> Vec<Option<Tier>> {
+            (0..=14)
+                .map(|run| tier_at(thresholds, every, run))
+                .collect()
+        };
+        let (g, d) = (Some(Tier::Gentle), Some(Tier::Detailed));
+        assert_eq!(
+            tiers(&[3.0, 5.0, 8.0], None),
+            [None, None, None, g, None, d, None, None, d, None, None, None, None, None, None]
+        );
+        assert_eq!(
+            tiers(&[3.0, 5.0, 8.0], Some(3.0)),
+            [None, None, None, g, None, d, None, None, d, None, None, d, None, None, d]
+        );
+        assert_eq!(
+            tiers(&[2.0], Some(5.0)),
+            [None, None, g, None, None, None, None, d, None, None, None, None, d, None, None]
+        );
+        assert_eq!(tiers(&[], Some(1.0)), [None; 15]);
+    }
+
+    #[test]
+    fn explicitly_disabled_features_keep_the_reference_path() {
+        let raw = RawConfig {
+            same_result_only: RawValue::Bool(false),
+            overrides: RawValue::List(vec![]),
+            ..RawConfig::default()
+        };
+        let g = extended(raw);
+        assert!(!g.extended);
+        assert!(!extended(RawConfig::default()).extended);
+    }
+}

@@ -1,0 +1,492 @@
+//! The public [`Guard`] as the binding and the fuzz targets use it: tiers and
+//! their escalation, include/exclude, chains per agent with reset and dispose,
+//! the opt-in features and the counters.
+
+use repeat_tool_guard_core::{
+    Arguments, Call, Guard, GuardConfig, RawConfig, RawValue, Stats, Tier,
+};
+
+/// A name's UTF-16 code units.
+fn u(text: &str) -> Vec<u16> {
+    text.encode_utf16().collect()
+}
+
+fn guard(thresholds: &[f64], include: &[&str], exclude: &[&str]) -> Guard {
+    let strings =
+        |list: &[&str]| RawValue::List(list.iter().map(|s| RawValue::string(s)).collect());
+    let raw = RawConfig {
+        thresholds: RawValue::List(thresholds.iter().map(|&t| RawValue::Number(t)).collect()),
+        include: strings(include),
+        exclude: strings(exclude),
+        ..RawConfig::default()
+    };
+    Guard::new(GuardConfig::from_raw(&raw).unwrap())
+}
+
+fn tiers(guard: &mut Guard, agent: &str, calls: &[(&str, &str)]) -> Vec<Option<(Tier, u64)>> {
+    calls
+        .iter()
+        .map(|(tool, json)| {
+            guard
+                .observe(Call::new(&u(agent), &u(tool), Arguments::Json(json)))
+                .unwrap()
+                .map(|r| (r.tier, r.count))
+        })
+        .collect()
+}
+
+#[test]
+fn escalates_at_each_threshold_and_is_silent_after_the_last() {
+    let mut g = guard(&[3.0, 5.0, 8.0], &[], &[]);
+    let fired: Vec<_> = (1..=12)
+        .filter_map(|_| {
+            g.observe(Call::new(&u("a"), &u("grep"), Arguments::Json("{}")))
+                .unwrap()
+        })
+        .map(|r| (r.tier, r.count))
+        .collect();
+    assert_eq!(
+        fired,
+        vec![(Tier::Gentle, 3), (Tier::Detailed, 5), (Tier::Detailed, 8)]
+    );
+}
+
+#[test]
+fn gentle_is_keyed_to_the_smallest_threshold() {
+    let mut g = guard(&[4.0, 2.0], &[], &[]);
+    let got = tiers(&mut g, "a", &[("t", "1"); 4]);
+    assert_eq!(
+        got,
+        vec![
+            None,
+            Some((Tier::Gentle, 2)),
+            None,
+            Some((Tier::Detailed, 4))
+        ]
+    );
+}
+
+#[test]
+fn untracked_calls_are_transparent() {
+    let mut g = guard(&[2.0], &[], &["todo_*"]);
+    let got = tiers(
+        &mut g,
+        "a",
+        &[("grep", "\"X\""), ("todo_write", "{}"), ("grep", "\"X\"")],
+    );
+    assert_eq!(got, vec![None, None, Some((Tier::Gentle, 2))]);
+    let mut g = guard(&[2.0], &["read*"], &[]);
+    let got = tiers(&mut g, "a", &[("read", "1"), ("grep", "1"), ("read", "1")]);
+    assert_eq!(got, vec![None, None, Some((Tier::Gentle, 2))]);
+}
+
+#[test]
+fn a_different_call_restarts_the_run() {
+    let mut g = guard(&[2.0], &[], &[]);
+    let got = tiers(
+        &mut g,
+        "a",
+        &[("t", "1"), ("t", "2"), ("t", "2"), ("u", "2"), ("u", "2")],
+    );
+    assert_eq!(
+        got,
+        vec![
+            None,
+            None,
+            Some((Tier::Gentle, 2)),
+            None,
+            Some((Tier::Gentle, 2))
+        ]
+    );
+}
+
+#[test]
+fn reset_and_dispose_drop_state() {
+    let mut g = guard(&[2.0], &[], &[]);
+    g.observe(Call::new(&u("a"), &u("t"), Arguments::Json("1")))
+        .unwrap();
+    g.observe(Call::new(&u("b"), &u("t"), Arguments::Json("1")))
+        .unwrap();
+    assert_eq!(g.agent_count(), 2);
+    g.reset(&u("a"));
+    assert!(g
+        .observe(Call::new(&u("a"), &u("t"), Arguments::Json("1")))
+        .unwrap()
+        .is_none());
+    g.dispose(&u("a"));
+    g.dispose(&u("b"));
+    g.dispose(&u("never-seen"));
+    assert_eq!(g.agent_count(), 0);
+    g.observe(Call::new(&u("a"), &u("t"), Arguments::Json("1")))
+        .unwrap();
+    g.clear();
+    assert_eq!(g.agent_count(), 0);
+}
+
+#[test]
+fn invalid_arguments_leave_the_chain_alone() {
+    let mut g = guard(&[2.0], &[], &[]);
+    g.observe(Call::new(&u("a"), &u("t"), Arguments::Json("1")))
+        .unwrap();
+    assert!(g
+        .observe(Call::new(&u("a"), &u("t"), Arguments::Json("{")))
+        .is_err());
+    assert_eq!(
+        g.observe(Call::new(&u("a"), &u("t"), Arguments::Json("1")))
+            .unwrap()
+            .map(|r| r.count),
+        Some(2)
+    );
+}
+
+fn raw_numbers(values: &[f64]) -> RawValue {
+    RawValue::List(values.iter().map(|&v| RawValue::Number(v)).collect())
+}
+
+fn object(fields: &[(&str, RawValue)]) -> RawValue {
+    RawValue::Object(
+        fields
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.clone()))
+            .collect(),
+    )
+}
+
+fn cycles(max_period: f64, repeats: f64) -> RawValue {
+    object(&[
+        ("maxPeriod", RawValue::Number(max_period)),
+        ("repeats", RawValue::Number(repeats)),
+    ])
+}
+
+fn extended(raw: RawConfig) -> Guard {
+    Guard::new(GuardConfig::from_raw(&raw).unwrap())
+}
+
+/// Runs `calls` for agent "a" and lists (call number, tier, count) of each reminder.
+fn fired(guard: &mut Guard, calls: &[(&str, &str)]) -> Vec<(usize, Tier, u64)> {
+    calls
+        .iter()
+        .enumerate()
+        .filter_map(|(i, (tool, json))| {
+            guard
+                .observe(Call::new(&u("a"), &u(tool), Arguments::Json(json)))
+                .unwrap()
+                .map(|r| (i + 1, r.tier, r.count))
+        })
+        .collect()
+}
+
+#[test]
+fn repeat_every_fires_past_the_last_threshold() {
+    let mut g = extended(RawConfig {
+        repeat_every: RawValue::Number(4.0),
+        ..RawConfig::default()
+    });
+    let got: Vec<_> = fired(&mut g, &[("t", "1"); 21])
+        .into_iter()
+        .map(|(i, tier, _)| (i, tier))
+        .collect();
+    let d = Tier::Detailed;
+    assert_eq!(
+        got,
+        vec![(3, Tier::Gentle), (5, d), (8, d), (12, d), (16, d), (20, d)]
+    );
+}
+
+#[test]
+fn overrides_first_match_wins_and_repeat_every_uses_the_tools_thresholds() {
+    let entry = |tools: &[&str], thresholds: &[f64]| {
+        object(&[
+            (
+                "tools",
+                RawValue::List(tools.iter().map(|t| RawValue::string(t)).collect()),
+            ),
+            ("thresholds", raw_numbers(thresholds)),
+        ])
+    };
+    let mut g = extended(RawConfig {
+        overrides: RawValue::List(vec![
+            entry(&["poll*"], &[6.0, 10.0]),
+            entry(&["poll_fast", "build"], &[2.0]),
+        ]),
+        repeat_every: RawValue::Number(2.0),
+        ..RawConfig::default()
+    });
+    let tiers = |g: &mut Guard, tool: &str, n: usize| -> Vec<usize> {
+        g.reset(&u("a"));
+        fired(g, &vec![(tool, "{}"); n])
+            .into_iter()
+            .map(|(i, _, _)| i)
+            .collect()
+    };
+    assert_eq!(tiers(&mut g, "poll_fast", 14), vec![6, 10, 12, 14]);
+    assert_eq!(tiers(&mut g, "build", 6), vec![2, 4, 6]);
+    assert_eq!(tiers(&mut g, "grep", 10), vec![3, 5, 8, 10]);
+    g.reset(&u("a"));
+    assert_eq!(
+        fired(&mut g, &[("build", "{}"), ("build", "{}")]),
+        vec![(2, Tier::Gentle, 2)],
+        "an override's smallest threshold is its gentle one"
+    );
+}
+
+#[test]
+fn cycles_fire_once_per_run_and_again_after_a_break() {
+    let mut g = extended(RawConfig {
+        cycles: cycles(3.0, 2.0),
+        ..RawConfig::default()
+    });
+    let ab = [("read", "1"), ("grep", "1")];
+    let mut calls: Vec<_> = ab.iter().cycle().take(8).copied().collect();
+    calls.push(("other", "1"));
+    calls.extend(ab.iter().cycle().take(4).copied());
+    assert_eq!(
+        fired(&mut g, &calls),
+        vec![(4, Tier::Cycle, 2), (13, Tier::Cycle, 2)]
+    );
+    let reminder = {
+        g.reset(&u("a"));
+        for (tool, json) in [("x", "1"), ("y", "2"), ("z", "3"), ("x", "1"), ("y", "2")] {
+            assert!(g
+                .observe(Call::new(&u("a"), &u(tool), Arguments::Json(json)))
+                .unwrap()
+                .is_none());
+        }
+        g.observe(Call::new(&u("a"), &u("z"), Arguments::Json("3")))
+            .unwrap()
+            .unwrap()
+    };
+    assert_eq!(reminder.tools, vec![u("x"), u("y"), u("z")]);
+    assert_eq!(reminder.count, 2);
+    assert!(String::from_utf16_lossy(&reminder.text).contains("- tools: x, y, z\n"));
+}
+
+#[test]
+fn cycles_compare_arguments_too_and_ignore_the_same_call_repeated() {
+    let mut g = extended(RawConfig {
+        cycles: cycles(2.0, 2.0),
+        thresholds: raw_numbers(&[100.0]),
+        ..RawConfig::default()
+    });
+    let calls = [("t", "1"), ("t", "2"), ("t", "1"), ("t", "3"), ("t", "1")];
+    assert_eq!(fired(&mut g, &calls), vec![]);
+    assert_eq!(fired(&mut g, &[("t", "1"); 10]), vec![]);
+}
+
+#[test]
+fn a_run_reminder_due_with_a_cycle_wins_and_the_cycle_counts_as_reported() {
+    // A,B,B repeated: the B run reaches 2 on the same call the period-3 cycle completes.
+    let mut g = extended(RawConfig {
+        cycles: cycles(3.0, 2.0),
+        thresholds: raw_numbers(&[2.0]),
+        ..RawConfig::default()
+    });
+    let abb = [("a", "{}"), ("b", "{}"), ("b", "{}")];
+    let calls: Vec<_> = abb.iter().cycle().take(12).copied().collect();
+    assert_eq!(
+        fired(&mut g, &calls),
+        vec![
+            (3, Tier::Gentle, 2),
+            (6, Tier::Gentle, 2),
+            (9, Tier::Gentle, 2),
+            (12, Tier::Gentle, 2)
+        ]
+    );
+    assert_eq!(g.stats().cycle, 0);
+}
+
+#[test]
+fn cycle_state_is_per_agent_and_reset_clears_it() {
+    let mut g = extended(RawConfig {
+        cycles: cycles(2.0, 2.0),
+        ..RawConfig::default()
+    });
+    let mut seen = Vec::new();
+    for (agent, tool) in [("a", "x"), ("b", "x"), ("a", "y"), ("b", "y"), ("a", "x")] {
+        seen.push(
+            g.observe(Call::new(&u(agent), &u(tool), Arguments::Json("1")))
+                .unwrap(),
+        );
+    }
+    g.reset(&u("a"));
+    seen.push(
+        g.observe(Call::new(&u("a"), &u("y"), Arguments::Json("1")))
+            .unwrap(),
+    );
+    assert!(
+        seen.iter().all(Option::is_none),
+        "a's cycle was cut by the reset"
+    );
+    assert!(g
+        .observe(Call::new(&u("b"), &u("x"), Arguments::Json("1")))
+        .unwrap()
+        .is_none());
+    let b = g
+        .observe(Call::new(&u("b"), &u("y"), Arguments::Json("1")))
+        .unwrap();
+    assert_eq!(
+        b.map(|r| (r.tier, r.count)),
+        Some((Tier::Cycle, 2)),
+        "b's own x,y,x,y"
+    );
+}
+
+#[test]
+fn same_result_only_extends_the_run_only_on_equal_results() {
+    let mut g = extended(RawConfig {
+        same_result_only: RawValue::Bool(true),
+        thresholds: raw_numbers(&[3.0]),
+        ..RawConfig::default()
+    });
+    let mut call = |result: Option<&str>| {
+        g.observe(
+            Call::new(&u("a"), &u("poll"), Arguments::Json("{}"))
+                .with_result(result.map(Arguments::Json)),
+        )
+        .unwrap()
+        .map(|r| r.count)
+    };
+    let ok = |n: u32| format!(r#"{{"content":[{{"type":"text","text":"{n}"}}],"isError":false}}"#);
+    assert_eq!(call(Some(&ok(1))), None);
+    assert_eq!(call(Some(&ok(2))), None);
+    assert_eq!(call(Some(&ok(3))), None, "new data every time: no loop");
+    assert_eq!(call(Some(&ok(3))), None);
+    assert_eq!(call(Some(&ok(3))), Some(3));
+    let error = r#"{"content":[{"type":"text","text":"3"}],"isError":true}"#;
+    assert_eq!(call(Some(error)), None, "isError differs: a new run");
+    assert_eq!(call(None), None, "no result is its own value");
+    assert_eq!(call(None), None);
+    assert_eq!(call(None), Some(3));
+    assert!(g
+        .observe(
+            Call::new(&u("a"), &u("poll"), Arguments::Json("{}"))
+                .with_result(Some(Arguments::Json("{")))
+        )
+        .is_err());
+    assert_eq!(
+        g.observe(Call::new(&u("a"), &u("poll"), Arguments::Json("{}")).with_result(None))
+            .unwrap()
+            .map(|r| r.count),
+        None,
+        "a failed result leaves the chain alone (run 4, past the last threshold)"
+    );
+    assert_eq!(g.stats().observed, 10);
+}
+
+#[test]
+fn results_are_ignored_without_same_result_only() {
+    let mut g = guard(&[2.0], &[], &[]);
+    g.observe(
+        Call::new(&u("a"), &u("t"), Arguments::Json("1")).with_result(Some(Arguments::Json("1"))),
+    )
+    .unwrap();
+    let second = g
+        .observe(
+            Call::new(&u("a"), &u("t"), Arguments::Json("1"))
+                .with_result(Some(Arguments::Json("{"))),
+        )
+        .unwrap();
+    assert_eq!(second.map(|r| r.count), Some(2), "the result is never read");
+}
+
+#[test]
+fn stats_count_calls_and_reminders_by_tier() {
+    let mut g = extended(RawConfig {
+        cycles: cycles(2.0, 2.0),
+        thresholds: raw_numbers(&[2.0, 3.0]),
+        exclude: RawValue::List(vec![RawValue::string("todo")]),
+        ..RawConfig::default()
+    });
+    fired(
+        &mut g,
+        &[
+            ("t", "1"),
+            ("t", "1"),
+            ("t", "1"),
+            ("todo", "1"),
+            ("u", "1"),
+            ("t", "1"),
+            ("u", "1"),
+        ],
+    );
+    assert!(g
+        .observe(Call::new(&u("a"), &u("t"), Arguments::Json("{")))
+        .is_err());
+    g.clear();
+    assert_eq!(
+        g.stats(),
+        Stats {
+            observed: 6,
+            reminders: 3,
+            gentle: 1,
+            detailed: 1,
+            cycle: 1
+        }
+    );
+    let mut plain = guard(&[2.0], &[], &[]);
+    fired(&mut plain, &[("t", "1"); 3]);
+    assert_eq!((plain.stats().observed, plain.stats().gentle), (3, 1));
+}
+
+#[test]
+fn names_and_agent_ids_are_told_apart_by_lone_surrogates() {
+    let lone = |text: &str, unit: u16| {
+        let mut units = u(text);
+        units.push(unit);
+        units
+    };
+    let (x_d800, x_dbff) = (lone("x", 0xd800), lone("x", 0xdbff));
+    let (a_d800, a_dbff) = (lone("a", 0xd800), lone("a", 0xdbff));
+    let mut g = guard(&[2.0, 3.0], &[], &[]);
+    let count = |g: &mut Guard, agent: &[u16], tool: &[u16]| {
+        g.observe(Call::new(agent, tool, Arguments::Json("{}")))
+            .unwrap()
+            .map(|r| r.count)
+    };
+    assert_eq!(count(&mut g, &a_d800, &x_d800), None);
+    assert_eq!(
+        count(&mut g, &a_d800, &x_dbff),
+        None,
+        "another tool: a new run"
+    );
+    assert_eq!(
+        count(&mut g, &a_dbff, &x_dbff),
+        None,
+        "another agent: its own chain"
+    );
+    assert_eq!(count(&mut g, &a_d800, &x_dbff), Some(2));
+    let detailed = g
+        .observe(Call::new(&a_d800, &x_dbff, Arguments::Json("{}")))
+        .unwrap()
+        .unwrap();
+    let mut named = u("- tool: ");
+    named.extend_from_slice(&x_dbff);
+    named.push(u16::from(b'\n'));
+    assert!(
+        detailed
+            .text
+            .windows(named.len())
+            .any(|w| w == named.as_slice()),
+        "the detailed text names the tool unit for unit"
+    );
+    assert_eq!(g.agent_count(), 2);
+    g.dispose(&lone("a", 0xfffd));
+    assert_eq!(g.agent_count(), 2, "U+FFFD names neither agent");
+    g.reset(&a_dbff);
+    assert_eq!(count(&mut g, &a_dbff, &x_dbff), None);
+    g.dispose(&a_d800);
+    g.dispose(&a_dbff);
+    assert_eq!(g.agent_count(), 0);
+
+    let exclude = |pattern: &[u16]| {
+        let raw = RawConfig {
+            exclude: RawValue::List(vec![RawValue::String(pattern.to_vec())]),
+            ..RawConfig::default()
+        };
+        Guard::new(GuardConfig::from_raw(&raw).unwrap())
+    };
+    assert!(exclude(&u("x\u{fffd}")).is_tracked(&x_d800));
+    assert!(!exclude(&x_d800).is_tracked(&x_d800));
+    assert!(exclude(&x_d800).is_tracked(&x_dbff));
+}

@@ -23,15 +23,18 @@ use std::cell::RefCell;
 use std::ptr;
 
 use napi::bindgen_prelude::ToNapiValue;
-use napi::sys::{self, napi_callback_info, napi_env, napi_value};
+use napi::sys::{napi_callback_info, napi_env, napi_value};
 use napi::{Error, Result, Status};
 use repeat_tool_guard_core::tag::{NARROW, TOOL};
-use repeat_tool_guard_core::{bytes_equal, push_string, read_string};
+use repeat_tool_guard_core::{push_string, read_string};
 use repeat_tool_guard_core::{Arguments, Call};
 
-use crate::js::{ErrorClass, Js};
-use crate::wire::{HANDLE, HEADER, KEY_START, LENGTH, PIECES, RESULT_START};
-use crate::{registry, Reminder};
+use crate::js::{answer, read_args, ErrorClass, Js};
+use crate::reminder::Reminder;
+use crate::wire::{
+    malformed, out_of_range, whole, HANDLE, HEADER, KEY_START, LENGTH, PIECES, RESULT_START,
+};
+use crate::{memory, registry};
 
 /// Buffers of the last call with pieces, kept to reuse their allocations.
 #[derive(Default)]
@@ -46,59 +49,6 @@ thread_local! {
     static SPLICE: RefCell<Splice> = RefCell::new(Splice::default());
 }
 
-/// The agent id and tool name a call's bytes start with, as UTF-16 code
-/// units (lone surrogates kept), with the bytes they came from: the next call mostly brings the same ones, which
-/// are then compared in one go and neither read nor converted. Kept in the
-/// guards' thread-local table (`registry::with_prefix`), so that a call
-/// looks up one thread-local.
-#[derive(Default)]
-pub(crate) struct Prefix {
-    /// The agent id's form, the tool tag and the tool name's form (empty: none known).
-    form: Vec<u8>,
-    /// Where in `form` the key form (its tool tag) starts.
-    key_start: usize,
-    agent: Vec<u16>,
-    tool: Vec<u16>,
-}
-
-impl Prefix {
-    /// The agent id and tool name that `bytes` start with, the key form
-    /// starting at `key_start` (within `bytes`), and where its arguments start.
-    fn read(&mut self, bytes: &[u8], key_start: usize) -> Result<(&[u16], &[u16], usize)> {
-        let known = &self.form[..];
-        // The form is prefix-free: bytes that start with a whole string's form hold that string.
-        let starts_with_known = bytes
-            .get(..known.len())
-            .is_some_and(|head| bytes_equal(head, known));
-        if known.is_empty() || key_start != self.key_start || !starts_with_known {
-            self.parse(bytes, key_start)?;
-        }
-        Ok((&self.agent, &self.tool, self.form.len() - key_start))
-    }
-
-    fn parse(&mut self, bytes: &[u8], key_start: usize) -> Result<()> {
-        self.form.clear();
-        let (agent_form, key) = bytes
-            .split_at_checked(key_start)
-            .ok_or_else(|| out_of_range("key start"))?;
-        match read_string(agent_form, 0) {
-            Ok((agent, end)) if end == key_start => agent.to_units(&mut self.agent),
-            _ => return Err(malformed("agent id")),
-        }
-        let end = match key.first() {
-            Some(&TOOL) => {
-                let (tool, end) = read_string(key, 1).map_err(|_| malformed("tool name"))?;
-                tool.to_units(&mut self.tool);
-                end
-            }
-            _ => return Err(malformed("tool name")),
-        };
-        self.form.extend_from_slice(&bytes[..key_start + end]);
-        self.key_start = key_start;
-        Ok(())
-    }
-}
-
 /// Largest buffers kept between calls (8 MB); larger ones are freed after
 /// use. Keeping a big one spares every large call fresh pages.
 const KEEP_BYTES: usize = 1 << 23;
@@ -106,20 +56,6 @@ const KEEP_BYTES: usize = 1 << 23;
 pub unsafe extern "C" fn observe_encoded(env: napi_env, info: napi_callback_info) -> napi_value {
     let js = Js { env };
     answer(js, observe(js, info))
-}
-
-/// What a hot-path function returns to JavaScript: the value, or `undefined`
-/// with the error thrown.
-pub(crate) fn answer(js: Js, result: Result<napi_value>) -> napi_value {
-    match result {
-        Ok(value) => value,
-        Err(error) => {
-            if error.status != Status::PendingException {
-                js.throw(ErrorClass::Error, &error.reason);
-            }
-            ptr::null_mut()
-        }
-    }
 }
 
 /// The buffer (its data pointer and length) and a copy of its header.
@@ -232,63 +168,6 @@ fn length_of(js: Js, value: napi_value, what: &str) -> Result<usize> {
     whole(js.number(value)?, what)
 }
 
-/// A number as a length: a whole, non-negative number.
-#[inline]
-pub(crate) fn whole(value: f64, what: &str) -> Result<usize> {
-    // `as` saturates (NaN gives 0): it gives back the same number only for a whole one in range.
-    let length = value as u32;
-    if f64::from(length) == value {
-        Ok(length as usize)
-    } else {
-        Err(out_of_range(what))
-    }
-}
-
-#[cold]
-fn out_of_range(what: &str) -> Error {
-    Error::new(
-        Status::InvalidArg,
-        format!("repeat-tool-guard: {what} out of range"),
-    )
-}
-
-#[cold]
-fn malformed(what: &str) -> Error {
-    Error::new(
-        Status::InvalidArg,
-        format!("repeat-tool-guard: malformed {what}"),
-    )
-}
-
-/// The call's `N` arguments, or an error saying what they should be.
-pub(crate) fn read_args<const N: usize>(
-    js: Js,
-    info: napi_callback_info,
-    expected: &str,
-) -> Result<[napi_value; N]> {
-    let mut argc = N;
-    let mut argv = [ptr::null_mut(); N];
-    // SAFETY: `js.env` and `info` are the running callback's; `argv` has room for `argc` (N)
-    // handles.
-    let status = unsafe {
-        sys::napi_get_cb_info(
-            js.env,
-            info,
-            &mut argc,
-            argv.as_mut_ptr(),
-            ptr::null_mut(),
-            ptr::null_mut(),
-        )
-    };
-    if status != sys::Status::napi_ok || argc < N {
-        return Err(Error::new(
-            Status::InvalidArg,
-            format!("repeat-tool-guard: {expected}"),
-        ));
-    }
-    Ok(argv)
-}
-
 fn observe(js: Js, info: napi_callback_info) -> Result<napi_value> {
     let [memory, pieces] = read_args::<2>(js, info, "__observeEncoded takes 2 arguments")?;
     let (mut data, mut byte_length, mut header) = read_header(js, memory)?;
@@ -307,7 +186,7 @@ fn observe(js: Js, info: napi_callback_info) -> Result<napi_value> {
 /// lies in the thread's current call memory (`crate::memory`).
 pub unsafe extern "C" fn observe_memory(env: napi_env, _info: napi_callback_info) -> napi_value {
     let js = Js { env };
-    let observed = registry::memory()
+    let observed = memory::current()
         .ok_or_else(|| {
             Error::new(
                 Status::GenericFailure,

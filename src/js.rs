@@ -6,7 +6,7 @@
 
 use std::ptr;
 
-use napi::sys::{self, napi_env, napi_value};
+use napi::sys::{self, napi_callback_info, napi_env, napi_value};
 use napi::{Error, Result, Status};
 
 /// A borrowed `napi_env` for the duration of one call from JavaScript.
@@ -434,4 +434,47 @@ impl Js {
         matches!(name.as_deref(), Ok("RangeError"))
             && message.is_ok_and(|m| m.contains("call stack"))
     }
+}
+
+/// What a hot-path function returns to JavaScript: the value, or `undefined`
+/// with the error thrown.
+pub(crate) fn answer(js: Js, result: Result<napi_value>) -> napi_value {
+    match result {
+        Ok(value) => value,
+        Err(error) => {
+            if error.status != Status::PendingException {
+                js.throw(ErrorClass::Error, &error.reason);
+            }
+            ptr::null_mut()
+        }
+    }
+}
+
+/// The call's `N` arguments, or an error saying what they should be.
+pub(crate) fn read_args<const N: usize>(
+    js: Js,
+    info: napi_callback_info,
+    expected: &str,
+) -> Result<[napi_value; N]> {
+    let mut argc = N;
+    let mut argv = [ptr::null_mut(); N];
+    // SAFETY: `js.env` and `info` are the running callback's; `argv` has room for `argc` (N)
+    // handles.
+    let status = unsafe {
+        sys::napi_get_cb_info(
+            js.env,
+            info,
+            &mut argc,
+            argv.as_mut_ptr(),
+            ptr::null_mut(),
+            ptr::null_mut(),
+        )
+    };
+    if status != sys::Status::napi_ok || argc < N {
+        return Err(Error::new(
+            Status::InvalidArg,
+            format!("repeat-tool-guard: {expected}"),
+        ));
+    }
+    Ok(argv)
 }

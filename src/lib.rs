@@ -6,19 +6,22 @@ mod deep_json;
 mod fast;
 mod js;
 mod memory;
+mod prefix;
 mod registry;
+mod reminder;
 mod result;
 mod wire;
 
-use napi::bindgen_prelude::{Env, Object, Unknown, Utf16String};
+use napi::bindgen_prelude::{Env, Object, Unknown};
 use napi::sys::{self, napi_value};
 use napi::{JsValue, Result};
 use napi_derive::napi;
 use repeat_tool_guard_core::{
-    Call, CanonicalError, ConfigError, Guard, GuardConfig, RawConfig, RawValue, Tier,
+    Call, CanonicalError, ConfigError, Guard, GuardConfig, RawConfig, RawValue,
 };
 
 use js::{ErrorClass, Js, Kind};
+use reminder::Reminder;
 
 /// Turns a core error into the JavaScript error the API documents:
 /// wrong types are `TypeError`s, wrong values plain `Error`s.
@@ -145,33 +148,6 @@ fn raw_config(js: Js, config: Option<napi_value>) -> Result<RawConfig> {
         overrides: raw_overrides(js, js.named(config, c"overrides")?)?,
         repeat_every: field(c"repeatEvery")?,
     })
-}
-
-/// A reminder due for the call just observed.
-#[napi(object)]
-pub struct Reminder {
-    /// `gentle` at the first threshold, `detailed` at every later one (and,
-    /// with `repeatEvery`, past the last); `cycle` for a repeated block of calls (`cycles`).
-    #[napi(ts_type = "'gentle' | 'detailed' | 'cycle'")]
-    pub tier: String,
-    /// The run length that reached the threshold; for `cycle`, the block's repetitions.
-    pub count: f64,
-    /// The text the model reads, exactly as the reference plugin words it (for `gentle` and `detailed`).
-    pub text: Utf16String,
-    /// Only for `cycle`: the repeated block's tools, in call order.
-    pub tools: Option<Vec<Utf16String>>,
-}
-
-impl From<repeat_tool_guard_core::Reminder> for Reminder {
-    fn from(reminder: repeat_tool_guard_core::Reminder) -> Self {
-        Self {
-            tier: reminder.tier.as_str().to_owned(),
-            count: reminder.count as f64,
-            text: reminder.text.into(),
-            tools: (reminder.tier == Tier::Cycle)
-                .then(|| reminder.tools.into_iter().map(Utf16String::from).collect()),
-        }
-    }
 }
 
 /// Counts since the guard was made (`clear()` keeps them).

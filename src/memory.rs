@@ -16,6 +16,7 @@
 //! allocates its own.
 
 use std::alloc::{self, Layout};
+use std::cell::RefCell;
 use std::ffi::c_void;
 use std::ptr::{self, NonNull};
 use std::sync::Arc;
@@ -23,10 +24,8 @@ use std::sync::Arc;
 use napi::sys::{self, napi_callback_info, napi_env, napi_value};
 use napi::{Error, Result, Status};
 
-use crate::fast::{answer, read_args, whole};
-use crate::js::Js;
-use crate::registry;
-use crate::wire::{CURRENT, HEADER};
+use crate::js::{answer, read_args, Js};
+use crate::wire::{whole, CURRENT, HEADER};
 
 /// Zeroed bytes (8-aligned, as the header's `f64`s need) that JavaScript
 /// writes through its buffer between calls and Rust reads during them.
@@ -124,11 +123,42 @@ fn create_buffer(js: Js, info: napi_callback_info) -> Result<napi_value> {
         // `undefined`: encode.js allocates its own buffers.
         return Ok(ptr::null_mut());
     }
-    registry::set_memory(memory);
+    set_current(memory);
     Ok(buffer)
 }
 
 unsafe extern "C" fn drop_share(_env: napi_env, _data: *mut c_void, share: *mut c_void) {
     // SAFETY: the `Box<Arc<Memory>>` that `create_buffer` handed this buffer, dropped once.
     drop(unsafe { Box::from_raw(share.cast::<Arc<Memory>>()) });
+}
+
+thread_local! {
+    /// The thread's current call memory: the one `__observeMemory()` reads.
+    static CURRENT_MEMORY: RefCell<Option<Arc<Memory>>> = const { RefCell::new(None) };
+}
+
+/// Makes `memory` the thread's current call memory, and marks it so; the one
+/// it replaces is marked not current.
+pub fn set_current(memory: Arc<Memory>) {
+    // Fails only while the thread is shutting down, or from a getter run during a call: then
+    // the memory is not current, and encode.js hands its buffer to `__observeEncoded`.
+    let _ = CURRENT_MEMORY.try_with(|current| {
+        if let Ok(mut current) = current.try_borrow_mut() {
+            memory.set_current(true);
+            if let Some(replaced) = current.replace(memory) {
+                replaced.set_current(false);
+            }
+        }
+    });
+}
+
+/// The current call memory's bytes: valid until the next `set_current`, which only JavaScript causes.
+pub fn current() -> Option<(*const u8, usize)> {
+    CURRENT_MEMORY
+        .try_with(|current| {
+            let current = current.try_borrow().ok()?;
+            current.as_ref().map(|memory| memory.bytes())
+        })
+        .ok()
+        .flatten()
 }

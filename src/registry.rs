@@ -8,12 +8,10 @@
 //! JavaScript environment on its own thread.
 
 use std::cell::RefCell;
-use std::sync::Arc;
 
 use repeat_tool_guard_core::Guard;
 
-use crate::fast::Prefix;
-use crate::memory::Memory;
+use crate::prefix::Prefix;
 
 /// Slot generations wrap at 2^20 so an id (generation × 2^32 + index) stays
 /// an exact JavaScript number.
@@ -31,8 +29,6 @@ struct Table {
     /// The hot path's last agent id and tool name, here so that a call
     /// looks up one thread-local, not two.
     prefix: Prefix,
-    /// The thread's current call memory (`crate::memory`).
-    memory: Option<Arc<Memory>>,
 }
 
 thread_local! {
@@ -109,32 +105,6 @@ pub fn with_prefix<R>(
             }
         })
         .map_err(|_| RegistryError::Gone)?
-}
-
-/// Makes `memory` the thread's current call memory, and marks it so; the one
-/// it replaces is marked not current.
-pub fn set_memory(memory: Arc<Memory>) {
-    // Fails only while the thread is shutting down, or from a getter run during a call: then
-    // the memory is not current, and encode.js hands its buffer to `__observeEncoded`.
-    let _ = TABLE.try_with(|table| {
-        if let Ok(mut table) = table.try_borrow_mut() {
-            memory.set_current(true);
-            if let Some(replaced) = table.memory.replace(memory) {
-                replaced.set_current(false);
-            }
-        }
-    });
-}
-
-/// The current call memory's bytes: valid until the next `set_memory`, which only JavaScript causes.
-pub fn memory() -> Option<(*const u8, usize)> {
-    TABLE
-        .try_with(|table| {
-            let table = table.try_borrow().ok()?;
-            table.memory.as_ref().map(|memory| memory.bytes())
-        })
-        .ok()
-        .flatten()
 }
 
 /// Drops the guard with this id; its slot is reused under a new generation.

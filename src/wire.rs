@@ -22,6 +22,36 @@ pub(crate) const CURRENT: usize = 5;
 /// The header's length, in `f64`s.
 pub(crate) const HEADER: usize = 6;
 
+use napi::{Error, Result, Status};
+
+/// A number as a length: a whole, non-negative number.
+#[inline]
+pub(crate) fn whole(value: f64, what: &str) -> Result<usize> {
+    // `as` saturates (NaN gives 0): it gives back the same number only for a whole one in range.
+    let length = value as u32;
+    if f64::from(length) == value {
+        Ok(length as usize)
+    } else {
+        Err(out_of_range(what))
+    }
+}
+
+#[cold]
+pub(crate) fn out_of_range(what: &str) -> Error {
+    Error::new(
+        Status::InvalidArg,
+        format!("repeat-tool-guard: {what} out of range"),
+    )
+}
+
+#[cold]
+pub(crate) fn malformed(what: &str) -> Error {
+    Error::new(
+        Status::InvalidArg,
+        format!("repeat-tool-guard: malformed {what}"),
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

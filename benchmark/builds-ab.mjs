@@ -6,7 +6,7 @@
 // symlink to this one will do). Prints, per case, each side's median ns and the median over the
 // rounds of the reference's time divided by that side's; with two or more builds, also each later
 // build's time over the first's, round by round. Not part of npm run bench.
-//   node --expose-gc benchmark/builds-ab.mjs <dir> [<dir> ...]      (BUILDS_CASES=100 for one case)
+//   node --expose-gc benchmark/builds-ab.mjs <dir> [<dir> ...]      (BUILDS_CASES=100 for one case; 1 MB for the long strings)
 import * as reference from '@deepseek-ai/dsh-repeat-tool-reminder'
 import { resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
@@ -23,7 +23,13 @@ const ONLY = process.env.BUILDS_CASES?.split(',')
 const next = () => Promise.resolve({ kind: 'accept' })
 const agent = { id: 'agent-0' }
 
-const cases = [{ name: '~100 B', args: SMALL }, { name: '~10 KB nested', args: nested(10_000) }]
+const cases = [
+  { name: '~100 B', args: SMALL },
+  { name: '~10 KB nested', args: nested(10_000) },
+  { name: '~1 MB string', args: { path: 'out.txt', content: 'x'.repeat(1 << 20) } },
+  // The same with one code unit past Latin-1 at its end: V8 then keeps it two bytes a unit.
+  { name: '~1 MB string, one € at its end', args: { path: 'out.txt', content: 'x'.repeat(1 << 20) + '€' } },
+]
 for (const { name, args } of cases.filter((c) => !ONLY || ONLY.some((word) => c.name.includes(word)))) {
   const json = JSON.stringify(args)
   const perRound = callsPerRound(json)

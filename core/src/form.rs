@@ -58,16 +58,8 @@ pub fn push_string(out: &mut Vec<u8>, units: &[u16]) {
     push_len(out, if narrow { NARROW } else { WIDE }, units.len());
     let start = out.len();
     if narrow {
-        out.resize(start + units.len(), 0);
-        for (out, &unit) in out
-            .get_mut(start..)
-            .unwrap_or_default()
-            .iter_mut()
-            .zip(units)
-        {
-            // Every unit fits in a byte here.
-            *out = unit as u8;
-        }
+        // Every unit fits in a byte here. Extended, not zero-filled and then written over.
+        out.extend(units.iter().map(|&unit| unit as u8));
     } else {
         out.resize(start + 2 * units.len(), 0);
         let body = out

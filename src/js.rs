@@ -197,6 +197,36 @@ impl Js {
         Ok(out)
     }
 
+    /// `Boolean(value)`, as a JavaScript value.
+    pub fn coerce_to_bool(self, value: napi_value) -> Result<napi_value> {
+        let mut out = ptr::null_mut();
+        check(
+            // SAFETY: the running call's env and its handles (see `Js`); out-pointers are locals.
+            unsafe { sys::napi_coerce_to_bool(self.env, value, &mut out) },
+            "Boolean()",
+        )?;
+        Ok(out)
+    }
+
+    /// A new object with the `(name, value)` properties, in order.
+    pub fn object(self, properties: &[(&std::ffi::CStr, napi_value)]) -> Result<napi_value> {
+        let mut object = ptr::null_mut();
+        check(
+            // SAFETY: the running call's env (see `Js`); `object` is a local.
+            unsafe { sys::napi_create_object(self.env, &mut object) },
+            "object create",
+        )?;
+        for (name, value) in properties {
+            check(
+                // SAFETY: the running call's env and its handles (see `Js`); `name` is
+                // NUL-terminated.
+                unsafe { sys::napi_set_named_property(self.env, object, name.as_ptr(), *value) },
+                "property write",
+            )?;
+        }
+        Ok(object)
+    }
+
     /// A string's UTF-16 code units, lone surrogates included.
     pub fn utf16(self, value: napi_value) -> Result<Vec<u16>> {
         let mut units = Vec::new();

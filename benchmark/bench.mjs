@@ -27,6 +27,9 @@ function deep(levels) {
 const cases = [
   { name: '~100 B', args: SMALL, rounds: MANY },
   { name: '~10 KB nested', args: nested(10_000), rounds: MANY },
+  // Every call of these differs from the last (as most calls of an agent that is not stuck do).
+  { name: '~100 B, each call new', args: SMALL, vary: (args, i) => ({ ...args, limit: i }), rounds: MANY },
+  { name: '~10 KB nested, each call new', args: nested(10_000), vary: (args, i) => ({ ...args, query: `search ${i}` }), rounds: MANY },
   { name: '~1 MB string', args: { path: 'out.txt', content: 'x'.repeat(1 << 20) }, rounds: FEW },
   { name: 'deep (1,000 levels)', args: deep(1000), rounds: FEW },
   { name: 'wide (10,000 keys)', args: Object.fromEntries(Array.from({ length: 10_000 }, (_, i) => [`key${(i * 7919) % 10_000}`, i])), rounds: FEW },
@@ -72,8 +75,9 @@ for (const c of cases.filter((c) => !ONLY || ONLY.some((word) => c.name.includes
   const ratios = []
   const rounds = ROUNDS ?? c.rounds
   for (let round = 0; round < rounds + 1; round++) {
-    const copiesA = Array.from({ length: perRound }, () => deepFreeze(JSON.parse(json)))
-    const copiesB = Array.from({ length: perRound }, () => deepFreeze(JSON.parse(json)))
+    const copy = (_, i) => deepFreeze(c.vary ? c.vary(JSON.parse(json), i) : JSON.parse(json))
+    const copiesA = Array.from({ length: perRound }, copy)
+    const copiesB = Array.from({ length: perRound }, copy)
     // Which side goes first alternates from round to round.
     let a, b
     if (round % 2 === 0) {

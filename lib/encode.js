@@ -1,12 +1,13 @@
-// The plugin's fast way to hand a call's arguments to Rust: one walk over the parsed value in
-// canonical order (each object's keys sorted here: objects have few, and JavaScript compares
-// strings natively) that writes the call's key form (core/src/form.rs: the tool name, then the
-// arguments, a tag per value, strings as code units, one byte each when they all fit) into one
-// ArrayBuffer after the agent id. Rust then only compares or hashes those bytes where they lie
-// (long strings are passed as they are, for Rust to read in). This beats JSON.stringify, which
-// escapes every character and prints every number only for Rust to parse the text again.
-// Anything that is not plain parsed JSON (toJSON, class instances, BigInt, very deep or cyclic
-// values) is left to the class's own `observe`, which follows JSON.stringify's rules exactly.
+// The plugin's fast way to hand a call's arguments to Rust: one walk over the parsed value that
+// writes it, as it stands, into one ArrayBuffer after the agent id and the tool name, in the
+// transport's encoding (core/src/transport.rs): a tag per value, members in their own order,
+// numbers as they are, strings as code units (one byte each when they all fit), and values JSON has
+// no form for marked as such. Rust applies every canonical rule (key order, `-0`, what JSON leaves
+// out) and checks every byte. Long strings are passed as they are, for Rust to read in. This beats
+// JSON.stringify, which escapes every character and prints every number only for Rust to parse
+// the text again. Anything that is not plain parsed JSON (toJSON, class instances, BigInt, very
+// deep or cyclic values) is left to the class's own `observe`, which follows JSON.stringify's
+// rules exactly.
 
 // Deeper values take the class path, which detects cycles; so does a huge flat one.
 const MAX_DEPTH = 4096
@@ -19,12 +20,12 @@ const LONG_STRING = 128
 const KEEP_BYTES = 1 << 19
 
 // The buffer starts with a header of numbers that brings Rust everything else it needs: the
-// guard's handle, the bytes written after the header, where among them the key form starts (after
-// the agent id), how many long strings `pieces` holds, and where in the key form the tool result's
-// form starts (for sameResultOnly; 0 when there is none). The last is Rust's: 1 while the buffer
-// is the binding's current call memory (src/memory.rs), which `__observeMemory()` reads unasked.
+// guard's handle, the bytes written after the header, how many long strings `pieces` holds, and
+// where among the bytes the tool result starts (for sameResultOnly; 0 when there is none). The
+// last is Rust's: 1 while the buffer is the binding's current call memory (src/memory.rs), which
+// `__observeMemory()` reads unasked.
 // BEGIN WIRE: generated from src/wire.rs, checked by its test
-// The key form's tags (core/src/form.rs).
+// The transport's tags (core/src/transport.rs).
 const NULL = 0
 const FALSE = 1
 const TRUE = 2
@@ -33,16 +34,16 @@ const NARROW = 4
 const WIDE = 5
 const ARRAY = 6
 const OBJECT = 7
-const TOOL = 8
 const END = 9
+const LONG = 10
+const ABSENT = 11
 // The header's slots and its length, in numbers (src/wire.rs).
 const HANDLE = 0
 const LENGTH = 1
-const KEY_START = 2
-const PIECES = 3
-const RESULT_START = 4
-const CURRENT = 5
-export const HEADER = 6
+const PIECES = 2
+const RESULT_START = 3
+const CURRENT = 4
+export const HEADER = 5
 // END WIRE
 
 const objectPrototype = Object.prototype
@@ -52,13 +53,12 @@ const isRawJSON = JSON.isRawJSON ?? (() => false)
 /** The last encoding, valid until the next call: the buffer, its header and bytes, and the long strings. */
 export const encoded = { memory: null, header: null, bytes: null, pieces: null }
 
-// The views being written (also in `encoded`), where the key form starts, and the long strings
-// met: [offset in the key form, string, ...]. The write position is passed along and returned (a
-// local, not a module binding: faster), -1 when the value must take the class path.
+// The views being written (also in `encoded`) and the long strings met. The write position is
+// passed along and returned (a local, not a module binding: faster), -1 when the value must take
+// the class path.
 let header
 let bytes
 let view
-let keyStart = 0
 let pieces = null
 // The agent id and tool name the bytes start with (null: unknown), and how many bytes they take:
 // the next call mostly has the same ones, and then needs not write them again.
@@ -109,141 +109,14 @@ function grow(needed, kept) {
   return true
 }
 
-/** A canonical array index ("0" … "4294967294"): Object.keys lists these first, ascending. */
-function isArrayIndex(key) {
-  const first = key.charCodeAt(0) - 48
-  if (!(first >= 0 && first <= 9) || key.length > 10 || (first === 0 && key.length > 1)) return false
-  for (let i = 1; i < key.length; i++) {
-    const digit = key.charCodeAt(i) - 48
-    if (!(digit >= 0 && digit <= 9)) return false
-  }
-  return Number(key) < 4294967295
-}
-
-// Up to this many keys sort by insertion, faster than Array.prototype.sort's call overhead.
-const INSERTION_SORT = 16
-
-// Per number of keys (up to CACHED_SORTS), the last two key lists sorted (at 2 * size, the latest,
-// and 2 * size + 1) and their sorted copies: objects of one shape come in runs (the items of a
-// list, the same tool called again), and comparing keys is cheaper than sorting them. Two, because
-// a list's items often have as many keys as the object holding the list. Only short keys are
-// kept, so the cache never pins much memory.
-const CACHED_SORTS = 8
-const lastKeys = []
-const lastSorted = []
-// And the sorted keys' forms, made when the list is first reused (null until then), so that a
-// reused list's keys are copied a word at a time instead of a code unit at a time: per key, its
-// form's byte count, then the form in little-endian 32-bit words (the last one padded with zeros).
-const lastForms = []
-// The forms of the list `sortedKeys` returned last; null when it was not a reused one.
-let keyForms = null
-
-/** The forms of `keys` (each shorter than LONG_STRING) as `lastForms` keeps them. */
-function formsOf(keys) {
-  const words = []
-  for (const key of keys) {
-    let all = 0
-    for (let i = 0; i < key.length; i++) all |= key.charCodeAt(i)
-    const form = [all <= 0xff ? NARROW : WIDE, key.length]
-    for (let i = 0; i < key.length; i++) {
-      const unit = key.charCodeAt(i)
-      if (all <= 0xff) form.push(unit)
-      else form.push(unit & 0xff, unit >> 8)
-    }
-    words.push(form.length)
-    // Past the end, `undefined << n` is 0.
-    for (let i = 0; i < form.length; i += 4) words.push(form[i] | (form[i + 1] << 8) | (form[i + 2] << 16) | (form[i + 3] << 24))
-  }
-  return Int32Array.from(words)
-}
-
 /**
- * `keys` (from Object.keys) in canonical order: sorted in place, or the same list sorted before
- * (then `keyForms` holds its keys' forms); null when one is `toJSON` (a plain object's toJSON is
- * its own, as Object.prototype's is checked once per walk: looking for the key is cheaper than a
- * property lookup that misses).
- */
-function sortedKeys(keys) {
-  const size = keys.length
-  keyForms = null
-  if (size <= CACHED_SORTS) {
-    for (let slot = 2 * size; slot <= 2 * size + 1; slot++) {
-      const last = lastKeys[slot]
-      if (last === undefined) break
-      let i = 0
-      while (i < size && last[i] === keys[i]) i++
-      // The same keys as a list that passed the check below.
-      if (i === size) {
-        keyForms = lastForms[slot] ?? (lastForms[slot] = formsOf(lastSorted[slot]))
-        return lastSorted[slot]
-      }
-    }
-  }
-  for (let i = 0; i < size; i++) if (keys[i] === 'toJSON') return null
-  if (size === 0) return keys
-  if (size > CACHED_SORTS) {
-    sortKeys(keys)
-    return keys
-  }
-  const unsorted = keys.slice()
-  sortKeys(keys)
-  if (keys.every((key) => key.length < LONG_STRING)) {
-    // Never written to again: a cached list is only read. The latest moves to the second slot.
-    const slot = 2 * size
-    lastKeys[slot + 1] = lastKeys[slot]
-    lastSorted[slot + 1] = lastSorted[slot]
-    lastForms[slot + 1] = lastForms[slot]
-    lastKeys[slot] = unsorted
-    lastSorted[slot] = keys
-    lastForms[slot] = null
-  }
-  return keys
-}
-
-/**
- * Puts `keys` (from Object.keys) in canonical order: array indices first, numerically (as
- * Object.keys already lists them), then the rest in UTF-16 order (`<` on strings).
- */
-function sortKeys(keys) {
-  const length = keys.length
-  let start = 0
-  while (start < length && isArrayIndex(keys[start])) start++
-  if (length - start < 2) return
-  if (length - start <= INSERTION_SORT) {
-    for (let i = start + 1; i < length; i++) {
-      const key = keys[i]
-      // Keys mostly differ in their first code unit: comparing it first spares most string
-      // comparisons. (`| 0`: the empty key's NaN becomes 0, a tie decided by `>`.)
-      const first = key.charCodeAt(0) | 0
-      let j = i - 1
-      for (; j >= start; j--) {
-        const other = keys[j]
-        const head = other.charCodeAt(0) | 0
-        if (head < first || (head === first && !(other > key))) break
-        keys[j + 1] = other
-      }
-      keys[j + 1] = key
-    }
-  } else if (start === 0) {
-    keys.sort()
-  } else {
-    const rest = keys.slice(start).sort()
-    for (let i = 0; i < rest.length; i++) keys[start + i] = rest[i]
-  }
-}
-
-/**
- * Writes a string's form at `at`: its tag, its length and its code units, one byte each when they
- * all fit in one. A long string is left for Rust to read in. Returns the position after it, or -1
- * when the buffer would grow past the cap.
+ * Writes a string at `at`: its tag, its length and its code units, one byte each when they all
+ * fit in one. A long string is left for Rust to read in: a tag and its index among the pieces.
+ * Returns the position after it, or -1 when the buffer would grow past the cap.
  */
 function string(text, at) {
   const length = text.length
-  if (length >= LONG_STRING) {
-    if (pieces === null) pieces = []
-    pieces.push(at - keyStart, text)
-    return at
-  }
+  if (length >= LONG_STRING) return long(text, at)
   // Room for the wide form; the length takes one byte.
   const end = at + 2 + 2 * length
   if (end > bytes.length && !grow(end, at)) return -1
@@ -270,32 +143,34 @@ function string(text, at) {
   return end
 }
 
-/** Writes a number's form at `at`; returns the position after it, or -1 past the cap. */
+/** A long string's tag and its index among the pieces, in LEB128. */
+function long(text, at) {
+  if (pieces === null) pieces = []
+  let index = pieces.length
+  pieces.push(text)
+  // An index takes at most 4 bytes here: pieces are fewer than MAX_BYTES.
+  if (at + 5 > bytes.length && !grow(at + 5, at)) return -1
+  bytes[at++] = LONG
+  while (index >= 0x80) {
+    bytes[at++] = (index & 0x7f) | 0x80
+    index >>>= 7
+  }
+  bytes[at++] = index
+  return at
+}
+
+/** Writes a number at `at`, as it is (Rust folds -0 and writes non-finite ones as null); returns the position after it, or -1 past the cap. */
 function number(value, at) {
   if (at + 9 > bytes.length && !grow(at + 9, at)) return -1
-  // NaN and ±Infinity are null in JSON; -0 is 0.
-  if (value - value === 0) {
-    bytes[at] = NUMBER
-    view.setFloat64(at + 1, value === 0 ? 0 : value, true)
-    return at + 9
-  }
-  bytes[at] = NULL
-  return at + 1
+  bytes[at] = NUMBER
+  view.setFloat64(at + 1, value, true)
+  return at + 9
 }
-
-/** `undefined`, a function or a symbol: JSON.stringify leaves such members out. */
-function hasNoJsonForm(value) {
-  return value === undefined || typeof value === 'function' || typeof value === 'symbol'
-}
-
-// What `write` returns for a value JSON has no form for (`undefined`, a function, a symbol): the
-// caller leaves it out, or writes `null` for it in an array. Less than 0, as for the class path.
-const NO_FORM = -2
 
 /**
- * Writes `value`'s form in canonical order at `at` and returns the position after it; NO_FORM when
- * JSON has no form for it, -1 when it is not plain parsed JSON. Recursive (through `writeOther`):
- * the depth is capped at MAX_DEPTH, and a stack overflow before that is caught by `encode`.
+ * Writes `value` at `at` and returns the position after it, or -1 when it is not plain parsed
+ * JSON. Recursive (through `writeOther`): the depth is capped at MAX_DEPTH, and a stack overflow
+ * before that is caught by `encode`.
  */
 function write(value, depth, at) {
   // Strings and numbers, the most common values, in a function small enough to be inlined into
@@ -319,7 +194,12 @@ function writeOther(value, depth, at) {
     bytes[at] = NULL
     return at + 1
   }
-  if (hasNoJsonForm(value)) return NO_FORM
+  // `undefined`, a function or a symbol: JSON.stringify leaves such a member out, and writes an
+  // element as null.
+  if (value === undefined || typeof value === 'function' || typeof value === 'symbol') {
+    bytes[at] = ABSENT
+    return at + 1
+  }
   // A BigInt, or too deep.
   if (typeof value !== 'object' || depth === MAX_DEPTH) return -1
   if (Array.isArray(value)) {
@@ -327,16 +207,8 @@ function writeOther(value, depth, at) {
     const size = value.length
     bytes[at++] = ARRAY
     for (let i = 0; i < size; i++) {
-      const next = write(value[i], depth + 1, at)
-      if (next >= 0) {
-        at = next
-      } else if (next === NO_FORM) {
-        // `null` in an array.
-        if (at + 1 > bytes.length && !grow(at + 1, at)) return -1
-        bytes[at++] = NULL
-      } else {
-        return -1
-      }
+      at = write(value[i], depth + 1, at)
+      if (at < 0) return -1
     }
     if (at + 1 > bytes.length && !grow(at + 1, at)) return -1
     bytes[at] = END
@@ -344,41 +216,18 @@ function writeOther(value, depth, at) {
   }
   const prototype = Object.getPrototypeOf(value)
   if (prototype !== objectPrototype && (prototype !== null || isRawJSON(value))) return -1
-  const keys = sortedKeys(Object.keys(value))
-  if (keys === null) return -1
-  const forms = keyForms
+  const keys = Object.keys(value)
   const size = keys.length
   bytes[at++] = OBJECT
-  // Where in `forms` the next key's form is.
-  let form = 0
-  // Each key is written before its member is looked at, and taken back when JSON has no form for
-  // the member: looking at each member once, in `write`, is cheaper than a look here first.
   for (let i = 0; i < size; i++) {
-    const member = value[keys[i]]
-    const keyAt = at
-    if (forms !== null) {
-      const length = forms[form]
-      // Whole words: the padding past the form is overwritten by what follows.
-      if (at + length + 3 > bytes.length && !grow(at + length + 3, at)) return -1
-      const out = view
-      const end = form + 1 + ((length + 3) >> 2)
-      for (let word = form + 1, to = at; word < end; word++, to += 4) out.setInt32(to, forms[word], true)
-      at += length
-      form = end
-    } else {
-      at = string(keys[i], at)
-      if (at < 0) return -1
-    }
-    const next = write(member, depth + 1, at)
-    if (next >= 0) {
-      at = next
-    } else if (next === NO_FORM) {
-      // Left out, as JSON.stringify does. A long key went to `pieces` without moving `at`.
-      if (at === keyAt) pieces.length -= 2
-      at = keyAt
-    } else {
-      return -1
-    }
+    const key = keys[i]
+    // A plain object's toJSON is its own (Object.prototype's is checked once per walk): looking
+    // for the key is cheaper than a property lookup that misses.
+    if (key === 'toJSON') return -1
+    at = string(key, at)
+    if (at < 0) return -1
+    at = write(value[key], depth + 1, at)
+    if (at < 0) return -1
   }
   if (at + 1 > bytes.length && !grow(at + 1, at)) return -1
   bytes[at] = END
@@ -386,28 +235,21 @@ function writeOther(value, depth, at) {
 }
 
 /**
- * Writes the form of a tool result as sameResultOnly compares it, `{ content, isError }` with
- * `Boolean(isError)` (read in that order, as the class path reads them), as the key form of a call
- * of the tool named '' (as Rust keys it), at `at`; returns the position after it, or -1 when it
- * must take the class path (a result that is not an object, whose error the class path gives, or
- * content that is not plain parsed JSON).
+ * Writes a tool result as sameResultOnly compares it, `{ content, isError }` with
+ * `Boolean(isError)` (read in that order, as the class path reads them), at `at`; returns the
+ * position after it, or -1 when it must take the class path (a result that is not an object,
+ * whose error the class path gives, or content that is not plain parsed JSON).
  */
 function writeResult(result, at) {
   if (typeof result !== 'object' && typeof result !== 'function') return -1
   const content = result.content
   const isError = Boolean(result.isError)
-  if (at + 4 > bytes.length && !grow(at + 4, at)) return -1
-  bytes[at++] = TOOL
-  bytes[at++] = NARROW
-  bytes[at++] = 0
+  if (at + 1 > bytes.length && !grow(at + 1, at)) return -1
   bytes[at++] = OBJECT
-  // Members in canonical order ('content' < 'isError'); content without JSON form is left out.
-  if (!hasNoJsonForm(content)) {
-    at = string('content', at)
-    if (at < 0) return -1
-    at = write(content, 1, at)
-    if (at < 0) return -1
-  }
+  at = string('content', at)
+  if (at < 0) return -1
+  at = write(content, 1, at)
+  if (at < 0) return -1
   at = string('isError', at)
   if (at < 0) return -1
   if (at + 2 > bytes.length && !grow(at + 2, at)) return -1
@@ -418,9 +260,9 @@ function writeResult(result, at) {
 
 /**
  * Encodes `value` into `encoded` for the guard with `handle`, after the agent id and the tool
- * name, and with `withResult` the form of the tool's `result` after it (`undefined` or `null`: no
- * result); false when it is not plain parsed JSON or the id or name is long, and the call must
- * take the class's `observe`. The id and name are written as code units, lone surrogates too.
+ * name, and with `withResult` the tool's `result` after it (`undefined` or `null`: no result);
+ * false when it is not plain parsed JSON or the id or name is long, and the call must take the
+ * class's `observe`. The id and name are written as code units, lone surrogates too.
  */
 export function encode(value, agentId = '', tool = '', handle = 0, withResult = false, result = undefined) {
   try {
@@ -433,27 +275,25 @@ export function encode(value, agentId = '', tool = '', handle = 0, withResult = 
     } else {
       prefixAgentId = prefixTool = null
       if (agentId.length >= LONG_STRING || tool.length >= LONG_STRING) return false
-      // The agent id and the tool name take at most 2 * 2 * 127 + 5 bytes, fewer than INITIAL_BYTES.
-      keyStart = string(agentId, 0)
-      bytes[keyStart] = TOOL
-      at = string(tool, keyStart + 1)
+      // The agent id and the tool name take at most 2 * 2 * 127 + 4 bytes, fewer than INITIAL_BYTES.
+      at = string(tool, string(agentId, 0))
       prefixAgentId = agentId
       prefixTool = tool
       prefixLength = at
     }
     at = write(value, 0, at)
-    if (at < 0) return false
+    // A value without JSON form is the class path's to judge.
+    if (at < 0 || bytes[prefixLength] === ABSENT) return false
     let resultStart = 0
     if (withResult && result !== undefined && result !== null) {
-      resultStart = at - keyStart
+      resultStart = at
       at = writeResult(result, at)
       if (at < 0) return false
     }
     header[RESULT_START] = resultStart
     header[HANDLE] = handle
     header[LENGTH] = at
-    header[KEY_START] = keyStart
-    header[PIECES] = pieces === null ? 0 : pieces.length / 2
+    header[PIECES] = pieces === null ? 0 : pieces.length
     encoded.pieces = pieces
     return true
   } catch {

@@ -2,22 +2,17 @@
 //! Node-API function, because napi-rs' argument conversions and class
 //! unwrapping cost more than the rest of a small call. `encode.js` writes a
 //! call into one `ArrayBuffer`, `memory`: a header of [`HEADER`] `f64`s (the
-//! guard's handle, the bytes written, where the key form starts, the number
-//! of pieces, where the result's form starts), then bytes: the agent id as a
-//! string of the key form (`core/src/form.rs`), then the call's
-//! key form itself, the tool name and the arguments, except strings long
-//! enough that passing them as they are beats copying them in JavaScript:
-//! those come in `pieces`, `[offset, string, …]`, each string's form to be
-//! spliced in at that byte offset of the key form. With `sameResultOnly`, the
-//! key form of the tool result's `{ content, isError }` (as a call of the tool
-//! named '') follows the call's, from the offset the header gives. The buffer
-//! is borrowed, and one Node-API call finds it; without pieces no string is
-//! read at all, and the key form is compared or hashed where it lies. Its
-//! arguments are read back, and checked, only when the detailed reminder
-//! quotes them. It returns the reminder, or `undefined`. `__observeMemory()`
-//! does the same for a call without pieces written into the thread's call
-//! memory (`crate::memory`), which it finds without asking Node-API. Both are
-//! internal: the public API is `RepeatToolGuard`.
+//! guard's handle, the bytes written, the number of pieces, where the result
+//! starts), then bytes in the transport's encoding (`core/src/transport.rs`):
+//! the agent id, the tool name, the arguments as JavaScript holds them, and
+//! with `sameResultOnly` the tool result's `{ content, isError }`. Strings
+//! long enough that passing them as they are beats copying them in
+//! JavaScript come in `pieces`, `[string, …]`, read here before the buffer is
+//! borrowed. The core checks every byte and canonicalizes the value before it
+//! counts the call. It returns the reminder, or `undefined`.
+//! `__observeMemory()` does the same for a call without pieces written into
+//! the thread's call memory (`crate::memory`), which it finds without asking
+//! Node-API. Both are internal: the public API is `RepeatToolGuard`.
 
 use std::cell::RefCell;
 use std::ptr;
@@ -25,33 +20,29 @@ use std::ptr;
 use napi::bindgen_prelude::ToNapiValue;
 use napi::sys::{napi_callback_info, napi_env, napi_value};
 use napi::{Error, Result, Status};
-use repeat_tool_guard_core::tag::{NARROW, TOOL};
-use repeat_tool_guard_core::{push_string, read_string};
 use repeat_tool_guard_core::{Arguments, Call};
 
 use crate::js::{answer, read_args, ErrorClass, Js};
 use crate::reminder::Reminder;
-use crate::wire::{
-    malformed, out_of_range, whole, HANDLE, HEADER, KEY_START, LENGTH, PIECES, RESULT_START,
-};
+use crate::wire::{malformed, out_of_range, whole, HANDLE, HEADER, LENGTH, PIECES, RESULT_START};
 use crate::{memory, registry};
 
-/// Buffers of the last call with pieces, kept to reuse their allocations.
+/// The long strings of the last call with pieces, kept to reuse their allocation.
 #[derive(Default)]
-struct Splice {
-    /// A key form with its pieces spliced in.
-    form: Vec<u8>,
-    /// A piece's code units.
+struct Pieces {
+    /// Their code units, back to back.
     units: Vec<u16>,
+    /// Where each ends in `units`.
+    ends: Vec<usize>,
 }
 
 thread_local! {
-    static SPLICE: RefCell<Splice> = RefCell::new(Splice::default());
+    static PIECES_READ: RefCell<Pieces> = RefCell::new(Pieces::default());
 }
 
-/// Largest buffers kept between calls (8 MB); larger ones are freed after
-/// use. Keeping a big one spares every large call fresh pages.
-const KEEP_BYTES: usize = 1 << 23;
+/// Largest buffer kept between calls (8 MB of code units); a larger one is
+/// freed after use. Keeping a big one spares every large call fresh pages.
+const KEEP_UNITS: usize = 1 << 22;
 
 pub unsafe extern "C" fn observe_encoded(env: napi_env, info: napi_callback_info) -> napi_value {
     let js = Js { env };
@@ -72,68 +63,39 @@ fn header_of(data: *const u8, byte_length: usize) -> Result<[f64; HEADER]> {
         .ok_or_else(|| out_of_range("header"))
 }
 
-/// The long strings of `pieces` (`[offset, string, …]`), read before the
-/// buffer is borrowed: reading an element may run JavaScript (a getter),
+/// Reads the long strings of `pieces` (`[string, …]`) into `read`, before
+/// the buffer is borrowed: reading an element may run JavaScript (a getter),
 /// which could detach the buffer.
-fn read_pieces(js: Js, pieces: napi_value) -> Result<Vec<(usize, napi_value)>> {
+fn read_pieces(js: Js, pieces: napi_value, read: &mut Pieces) -> Result<()> {
     let length = js.array_length(pieces).map_err(|_| {
         Error::new(
             Status::InvalidArg,
-            "repeat-tool-guard: expected the pieces, an array of [offset, string, ...]".to_owned(),
+            "repeat-tool-guard: expected the pieces, an array of strings".to_owned(),
         )
     })?;
-    (0..length / 2)
-        .map(|pair| {
-            let offset = length_of(js, js.element(pieces, pair * 2)?, "piece offset")?;
-            Ok((offset, js.element(pieces, pair * 2 + 1)?))
-        })
-        .collect()
-}
-
-/// The key form, and the result's after it from `result_at` (0: none),
-/// with each piece's string form spliced in at its offset (past `start`, the
-/// arguments' first byte), assembled in `form`; with where the result's form
-/// then starts.
-fn splice<'a>(
-    js: Js,
-    key: &'a [u8],
-    (start, result_at): (usize, usize),
-    pieces: &[(usize, napi_value)],
-    form: &'a mut Vec<u8>,
-    units: &mut Vec<u16>,
-) -> Result<(&'a [u8], usize)> {
-    form.clear();
-    let mut copied = 0;
-    let mut result_start = result_at;
-    for &(offset, piece) in pieces {
-        let before = key
-            .get(copied..offset)
-            .filter(|_| offset >= start)
-            .ok_or_else(|| {
-                Error::new(
-                    Status::InvalidArg,
-                    "repeat-tool-guard: piece offsets out of order".to_owned(),
-                )
-            })?;
-        form.extend_from_slice(before);
-        units.clear();
-        js.utf16_append(piece, units)?;
-        let at = form.len();
-        push_string(form, units);
-        // A piece up to where the result starts belongs to the arguments (the result's form
-        // starts with its tool tag, which JavaScript writes): the result moves by its size.
-        if offset <= result_at {
-            result_start += form.len() - at;
-        }
-        copied = offset;
+    read.units.clear();
+    read.ends.clear();
+    for index in 0..length {
+        js.utf16_append(js.element(pieces, index)?, &mut read.units)?;
+        read.ends.push(read.units.len());
     }
-    form.extend_from_slice(key.get(copied..).unwrap_or_default());
-    // Without a result (0) no piece comes before it: every piece is past the tool name.
-    Ok((form, result_start))
+    Ok(())
 }
 
-/// The start of a result's key form: the empty tool name (as `call_key("", …)` writes it).
-const RESULT_TOOL: [u8; 3] = [TOOL, NARROW, 0];
+impl Pieces {
+    /// Each string's code units.
+    fn strings(&self) -> Vec<&[u16]> {
+        let mut start = 0;
+        self.ends
+            .iter()
+            .map(|&end| {
+                let units = self.units.get(start..end).unwrap_or_default();
+                start = end;
+                units
+            })
+            .collect()
+    }
+}
 
 /// `count` elements of `T` at byte `offset` of the buffer at `data` of
 /// `byte_length` bytes, if they lie within it and are aligned for `T`.
@@ -163,23 +125,23 @@ fn view<T>(
 /// Where the bytes start.
 const BYTES: usize = HEADER * size_of::<f64>();
 
-/// A length passed from JavaScript as a value.
-fn length_of(js: Js, value: napi_value, what: &str) -> Result<usize> {
-    whole(js.number(value)?, what)
-}
-
 fn observe(js: Js, info: napi_callback_info) -> Result<napi_value> {
     let [memory, pieces] = read_args::<2>(js, info, "__observeEncoded takes 2 arguments")?;
-    let (mut data, mut byte_length, mut header) = read_header(js, memory)?;
-    let pieces = if header[PIECES] == 0.0 {
-        Vec::new()
-    } else {
-        let pieces = read_pieces(js, pieces)?;
+    let (data, byte_length, header) = read_header(js, memory)?;
+    if header[PIECES] == 0.0 {
+        return observe_call(js, (data, byte_length), header, &[]);
+    }
+    PIECES_READ.with(|read| {
+        let mut read = read.try_borrow_mut().map_err(|_| busy())?;
+        read_pieces(js, pieces, &mut read)?;
         // Reading them may have run JavaScript: find the buffer again.
-        (data, byte_length, header) = read_header(js, memory)?;
-        pieces
-    };
-    observe_call(js, (data, byte_length), header, &pieces)
+        let (data, byte_length, header) = read_header(js, memory)?;
+        let observed = observe_call(js, (data, byte_length), header, &read.strings());
+        if read.units.capacity() > KEEP_UNITS {
+            *read = Pieces::default();
+        }
+        observed
+    })
 }
 
 /// `__observeMemory()`: [`observe_encoded`] for a call without pieces that
@@ -206,114 +168,47 @@ fn observe_call(
     js: Js,
     (data, byte_length): (*const u8, usize),
     header: [f64; HEADER],
-    pieces: &[(usize, napi_value)],
+    pieces: &[&[u16]],
 ) -> Result<napi_value> {
     // Borrowed from here on: no JavaScript runs until the call returns (see `Js::array_buffer`).
-    let [handle, length, key_start, piece_count, result_at] =
-        [HANDLE, LENGTH, KEY_START, PIECES, RESULT_START].map(|slot| header[slot]);
-    let bytes = view::<u8>(data, byte_length, BYTES, whole(length, "form length")?)
-        .ok_or_else(|| out_of_range("form length"))?;
+    let [handle, length, piece_count, result_at] =
+        [HANDLE, LENGTH, PIECES, RESULT_START].map(|slot| header[slot]);
+    let bytes = view::<u8>(data, byte_length, BYTES, whole(length, "length")?)
+        .ok_or_else(|| out_of_range("length"))?;
     if whole(piece_count, "piece count")? != pieces.len() {
         return Err(Error::new(
             Status::InvalidArg,
             "repeat-tool-guard: the pieces are not as many as the header says".to_owned(),
         ));
     }
-    let call = EncodedCall {
-        handle,
-        bytes,
-        key_start: whole(key_start, "key start")?,
-        result_at: whole(result_at, "result start")?,
-    };
-    let observed = if pieces.is_empty() {
-        call.observe(js, (call.key()?, call.result_at))?
-    } else {
-        // The pieces' strings are read (through Node-API) before the guard is borrowed.
-        SPLICE.with(|buffers| {
-            let mut buffers = buffers.try_borrow_mut().map_err(|_| busy())?;
-            let Splice { form, units } = &mut *buffers;
-            let key = call.key()?;
-            // A piece goes past the tool name; if the name is malformed, `observe` says so.
-            let start = match read_string(key, 1) {
-                Ok((_, end)) => end,
-                Err(_) => key.len(),
-            };
-            let spliced = splice(js, key, (start, call.result_at), pieces, form, units)?;
-            let observed = call.observe(js, spliced);
-            if form.capacity() > KEEP_BYTES {
-                *form = Vec::new();
+    let result_at = whole(result_at, "result start")?;
+    let observed = registry::with_prefix(handle, |guard, prefix| {
+        let (agent, tool, arguments_at) = prefix.read(bytes)?;
+        let (arguments, result) = match result_at {
+            0 => (bytes.get(arguments_at..), None),
+            _ if !guard.same_result_only() => {
+                return Err(malformed("call: a result without sameResultOnly"))
             }
-            if units.capacity() > KEEP_BYTES / 2 {
-                *units = Vec::new();
-            }
-            observed
-        })?
-    };
+            _ if result_at < arguments_at => return Err(out_of_range("result start")),
+            _ => (bytes.get(arguments_at..result_at), bytes.get(result_at..)),
+        };
+        let transport = |bytes| Arguments::Transport { bytes, pieces };
+        let arguments = arguments.ok_or_else(|| out_of_range("result start"))?;
+        // The plugin calls this only for tools its cache already found tracked.
+        let call = Call::new(agent, tool, transport(arguments))
+            .with_result(result.map(transport))
+            .known_tracked();
+        Ok(guard.observe(call))
+    });
+    // Thrown once the guard is no longer borrowed.
+    let observed = observed
+        .map_err(|e| js.throw(ErrorClass::Error, &e.to_string()))??
+        .map_err(|e| js.throw(ErrorClass::Error, &e.to_string()))?;
     match observed {
         // No reminder: `undefined` in JavaScript (a null result), cheaper than asking for `null`.
         None => Ok(ptr::null_mut()),
         // SAFETY: `js.env` is the running callback's env, where napi-rs makes the object.
         Some(reminder) => unsafe { Reminder::to_napi_value(js.env, Reminder::from(reminder)) },
-    }
-}
-
-/// One call read from the buffer: the guard's handle, the bytes (the agent
-/// id's form, then the key form from `key_start`), and where in the key form
-/// the result's form starts (0: none).
-struct EncodedCall<'a> {
-    handle: f64,
-    bytes: &'a [u8],
-    key_start: usize,
-    result_at: usize,
-}
-
-impl EncodedCall<'_> {
-    /// The key form as JavaScript wrote it (its pieces not yet spliced in).
-    fn key(&self) -> Result<&[u8]> {
-        self.bytes
-            .get(self.key_start..)
-            .ok_or_else(|| out_of_range("key start"))
-    }
-
-    /// Counts the call, whose key form is `key` with its pieces spliced in
-    /// (their result start moved by their size, `(key, result_at)`).
-    fn observe(
-        &self,
-        js: Js,
-        (key, result_at): (&[u8], usize),
-    ) -> Result<Option<repeat_tool_guard_core::Reminder>> {
-        let observed = registry::with_prefix(self.handle, |guard, prefix| {
-            // The agent id and tool name come before any piece: the bytes as written hold them.
-            let (agent, tool, arguments_at) = prefix.read(self.bytes, self.key_start)?;
-            if result_at != 0 && (result_at < arguments_at || result_at > key.len()) {
-                return Err(out_of_range("result start"));
-            }
-            let (key, result) = match key.split_at_checked(result_at) {
-                Some((key, result)) if result_at != 0 => {
-                    if !result.starts_with(&RESULT_TOOL) {
-                        return Err(malformed("tool result"));
-                    }
-                    (
-                        key,
-                        Some(Arguments::Form {
-                            key: result,
-                            arguments_at: RESULT_TOOL.len(),
-                        }),
-                    )
-                }
-                _ => (key, None),
-            };
-            let arguments = Arguments::Form { key, arguments_at };
-            // The plugin calls this only for tools its cache already found tracked.
-            let call = Call::new(agent, tool, arguments)
-                .with_result(result)
-                .known_tracked();
-            Ok(guard.observe(call))
-        });
-        // Thrown once the guard is no longer borrowed.
-        observed
-            .map_err(|e| js.throw(ErrorClass::Error, &e.to_string()))??
-            .map_err(|e| js.throw(ErrorClass::Error, &e.to_string()))
     }
 }
 

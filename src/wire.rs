@@ -1,6 +1,7 @@
 //! The call memory's layout, shared with `lib/encode.js`, which writes it: a
-//! header of [`HEADER`] `f64`s, then the bytes (the agent id's form, then the
-//! call's key form, whose tags are `repeat_tool_guard_core::tag`'s).
+//! header of [`HEADER`] `f64`s, then the bytes: the agent id and the tool
+//! name as transport strings, the arguments, and with `sameResultOnly` the
+//! tool result (`repeat_tool_guard_core::transport_tag`'s encoding).
 //!
 //! The constants live here once. `lib/encode.js` carries a copy between its
 //! `BEGIN WIRE` and `END WIRE` lines that this module's test renders from
@@ -11,16 +12,14 @@
 pub(crate) const HANDLE: usize = 0;
 /// Header slot: how many bytes follow the header.
 pub(crate) const LENGTH: usize = 1;
-/// Header slot: where among the bytes the key form starts (after the agent id).
-pub(crate) const KEY_START: usize = 2;
 /// Header slot: how many long strings the call's pieces hold.
-pub(crate) const PIECES: usize = 3;
-/// Header slot: where in the key form the tool result's form starts (0: none).
-pub(crate) const RESULT_START: usize = 4;
+pub(crate) const PIECES: usize = 2;
+/// Header slot: where among the bytes the tool result starts (0: none).
+pub(crate) const RESULT_START: usize = 3;
 /// Header slot, written by Rust: 1 while the buffer is the thread's current call memory.
-pub(crate) const CURRENT: usize = 5;
+pub(crate) const CURRENT: usize = 4;
 /// The header's length, in `f64`s.
-pub(crate) const HEADER: usize = 6;
+pub(crate) const HEADER: usize = 5;
 
 use napi::{Error, Result, Status};
 
@@ -55,7 +54,7 @@ pub(crate) fn malformed(what: &str) -> Error {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use repeat_tool_guard_core::tag;
+    use repeat_tool_guard_core::transport_tag as tag;
 
     /// The constants as `lib/encode.js` declares them.
     fn javascript() -> String {
@@ -70,18 +69,18 @@ mod tests {
             ("WIDE", tag::WIDE),
             ("ARRAY", tag::ARRAY),
             ("OBJECT", tag::OBJECT),
-            ("TOOL", tag::TOOL),
             ("END", tag::END),
+            ("LONG", tag::LONG),
+            ("ABSENT", tag::ABSENT),
         ];
         let slots = [
             ("HANDLE", HANDLE),
             ("LENGTH", LENGTH),
-            ("KEY_START", KEY_START),
             ("PIECES", PIECES),
             ("RESULT_START", RESULT_START),
             ("CURRENT", CURRENT),
         ];
-        let mut out = String::from("// The key form's tags (core/src/form.rs).\n");
+        let mut out = String::from("// The transport's tags (core/src/transport.rs).\n");
         for (name, value) in tags {
             writeln!(out, "const {name} = {value}").unwrap();
         }

@@ -11,6 +11,7 @@ use crate::error::CanonicalError;
 use crate::key_order::Key;
 use crate::number::write_js_number;
 use crate::read::{visit, Scratch};
+use crate::tape::wide_units;
 use crate::value::{decode_json_string, Arguments, Scalar, Str, Visitor};
 
 /// Where canonical text goes: a `String`, a preview.
@@ -112,6 +113,11 @@ fn write_str(text: Str<'_>, sink: &mut impl Sink) {
         }
         Str::Escaped(raw) => write_string_literal(&decode_json_string(raw), sink),
         Str::Units(units) => write_string_literal(units, sink),
+        Str::Narrow(bytes) => {
+            let units: Vec<u16> = bytes.iter().map(|&byte| u16::from(byte)).collect();
+            write_string_literal(&units, sink);
+        }
+        Str::Wide(bytes) => write_string_literal(&wide_units(bytes).collect::<Vec<_>>(), sink),
     }
 }
 
@@ -150,8 +156,6 @@ fn push_unicode_escape(unit: u16, out: &mut String) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::form::push_string;
-    use crate::form::tag::{ARRAY, END, NARROW, NULL, NUMBER, OBJECT, TOOL, TRUE, WIDE};
 
     fn c(text: &str) -> String {
         canonicalize_json(text).unwrap()
@@ -258,84 +262,5 @@ mod tests {
         let mut out = String::new();
         Arguments::Text(&units).write_canonical(&mut out).unwrap();
         assert_eq!(out, r#""{not json\n\ud800""#);
-    }
-
-    // Key forms as the plugin writes them, read back as canonical text.
-
-    /// The canonical text of an arguments form.
-    fn canonical(arguments: &[u8]) -> Result<String, CanonicalError> {
-        let mut key = vec![TOOL, NARROW, 1, b't'];
-        key.extend_from_slice(arguments);
-        let mut text = String::new();
-        Arguments::Form {
-            key: &key,
-            arguments_at: 4,
-        }
-        .write_canonical(&mut text)?;
-        Ok(text)
-    }
-
-    fn number(value: f64) -> Vec<u8> {
-        let mut out = vec![NUMBER];
-        out.extend(value.to_le_bytes());
-        out
-    }
-
-    #[test]
-    fn reads_a_value_in_canonical_order_back_as_text() {
-        // {"9": true, "10": "x", "b": [1.5, null, {}], "é": "😀"}
-        let mut form = vec![OBJECT, NARROW, 1, b'9', TRUE, NARROW, 2, b'1', b'0'];
-        form.extend([NARROW, 1, b'x', NARROW, 1, b'b', ARRAY]);
-        form.extend(number(1.5));
-        form.extend([NULL, OBJECT, END, END, NARROW, 1, 0xe9]);
-        push_string(&mut form, &"😀".encode_utf16().collect::<Vec<_>>());
-        form.push(END);
-        assert_eq!(
-            canonical(&form),
-            Ok("{\"9\":true,\"10\":\"x\",\"b\":[1.5,null,{}],\"é\":\"😀\"}".to_owned())
-        );
-    }
-
-    #[test]
-    fn rejects_malformed_forms() {
-        let wide_a = [WIDE, 1, b'a', 0];
-        for form in [
-            &[][..],
-            &[10],
-            &[END],
-            &[NULL, NULL],
-            &[NUMBER, 0, 0],
-            &[NARROW, 3, b'a', b'b'],
-            &[NARROW, 0x80],
-            &[
-                NARROW, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 1,
-            ],
-            &wide_a,
-            &[ARRAY, NULL],
-            &[ARRAY, END, END],
-            &[OBJECT, NULL, END],
-            &[OBJECT, NARROW, 1, b'a', END],
-            // Members out of canonical order, or a key twice.
-            &[OBJECT, NARROW, 1, b'b', NULL, NARROW, 1, b'a', NULL, END],
-            &[OBJECT, NARROW, 1, b'a', NULL, NARROW, 1, b'a', NULL, END],
-            &[OBJECT, NARROW, 1, b'a', NULL, NARROW, 1, b'1', NULL, END],
-            &[
-                OBJECT, NARROW, 2, b'1', b'0', NULL, NARROW, 1, b'9', NULL, END,
-            ],
-            &number(-0.0),
-            &number(f64::NAN),
-            &number(f64::INFINITY),
-        ] {
-            assert!(canonical(form).is_err(), "{form:?} should be rejected");
-        }
-    }
-
-    #[test]
-    fn deep_nesting_is_walked_without_recursion() {
-        let depth = 200_000;
-        let mut form = vec![ARRAY; depth];
-        form.push(NULL);
-        form.extend(std::iter::repeat_n(END, depth));
-        assert_eq!(canonical(&form).unwrap().len(), depth * 2 + 4);
     }
 }

@@ -13,7 +13,7 @@ use crate::form::push_len;
 use crate::form::tag::{ARRAY, END, FALSE, NARROW, NULL, NUMBER, OBJECT, TOOL, TRUE, WIDE};
 use crate::key::{CallKey, KeyForm, INLINE};
 use crate::key_order::Key;
-use crate::read::{visit, Scratch};
+use crate::read::{visit, Memo, MemoKey, Scratch, KEEP};
 use crate::value::{decode_json_string, Arguments, Scalar, Str, Visitor};
 
 /// Writes the key form in a fixed block: kept whole when it fits (most
@@ -27,10 +27,14 @@ struct Digester<'b> {
     len: usize,
 }
 
-/// The block size: the form's first bytes, and the unit hashed at a time.
+/// The unit hashed at a time: BLAKE3's widest SIMD path takes 16 chunks of 1 KB
+/// at once, and only updates that keep the input at a multiple of it let
+/// BLAKE3 hash whole subtrees (a misaligned stream falls back to small ones,
+/// several times slower). The block holds two, so a write of up to one fits
+/// after a flush.
 pub(crate) const BLOCK: usize = 16 * 1024;
 
-/// The block's first size: most calls' forms fit; it doubles up to [`BLOCK`].
+/// The block's first size: most calls' forms fit; it doubles up to 2 × [`BLOCK`].
 const FIRST_BLOCK: usize = 256;
 
 impl Digester<'_> {
@@ -52,13 +56,17 @@ impl Digester<'_> {
         }
     }
 
-    fn bytes(&mut self, bytes: &[u8]) {
-        if self.len + bytes.len() > self.block.len() {
-            self.room(bytes.len());
-            if self.len + bytes.len() > self.block.len() {
-                self.hasher().update(bytes);
-                return;
+    fn bytes(&mut self, mut bytes: &[u8]) {
+        while self.len + bytes.len() > self.block.len() {
+            // Fill the block (grown to its full size) and flush a unit, as often as it takes.
+            self.room(bytes.len().min(BLOCK));
+            let space = (self.block.len() - self.len).min(bytes.len());
+            let (head, rest) = bytes.split_at(space);
+            if let Some(out) = self.block.get_mut(self.len..self.len + space) {
+                out.copy_from_slice(head);
+                self.len += space;
             }
+            bytes = rest;
         }
         if let Some(out) = self.block.get_mut(self.len..self.len + bytes.len()) {
             out.copy_from_slice(bytes);
@@ -66,30 +74,26 @@ impl Digester<'_> {
         }
     }
 
-    fn hasher(&mut self) -> &mut blake3::Hasher {
-        self.hasher.get_or_insert_with(blake3::Hasher::new)
-    }
-
-    /// Makes room for `n` more bytes: grows the block while it is smaller than
-    /// [`BLOCK`] (zeroed once, kept in [`Scratch`]), else hashes it. A write of
-    /// a whole block or more may still not fit; it is then hashed directly.
+    /// Makes room for `n` more bytes (`n` at most [`BLOCK`]): grows the block
+    /// while it is smaller than 2 × [`BLOCK`] (zeroed once, kept in
+    /// [`Scratch`]), else hashes its first [`BLOCK`] bytes and moves the rest
+    /// down, so that the hasher's input stays a multiple of [`BLOCK`].
     #[inline(never)]
     fn room(&mut self, n: usize) {
         let size = self.block.len();
-        if size < BLOCK {
-            let grown = (size * 2).max(self.len + n).clamp(FIRST_BLOCK, BLOCK);
+        if size < 2 * BLOCK {
+            let grown = (size * 2).max(self.len + n).clamp(FIRST_BLOCK, 2 * BLOCK);
             self.block.resize(grown, 0);
             if self.len + n <= grown {
                 return;
             }
         }
-        self.flush();
-    }
-
-    fn flush(&mut self) {
-        let hasher = self.hasher.get_or_insert_with(blake3::Hasher::new);
-        hasher.update(self.block.get(..self.len).unwrap_or_default());
-        self.len = 0;
+        if self.len >= BLOCK {
+            let hasher = self.hasher.get_or_insert_with(blake3::Hasher::new);
+            hasher.update(self.block.get(..BLOCK).unwrap_or_default());
+            self.block.copy_within(BLOCK..self.len, 0);
+            self.len -= BLOCK;
+        }
     }
 
     /// A tag and a length, the length in LEB128 (seven bits a byte, high bit
@@ -189,6 +193,15 @@ impl Digester<'_> {
     fn string(&mut self, text: Str<'_>) {
         match text {
             Str::Units(units) => self.units(units),
+            // The transport's strings are in the key form's encoding already.
+            Str::Narrow(bytes) => {
+                self.tag_len(NARROW, bytes.len());
+                self.bytes(bytes);
+            }
+            Str::Wide(bytes) => {
+                self.tag_len(WIDE, bytes.len() / 2);
+                self.bytes(bytes);
+            }
             text => self.json_string(text),
         }
     }
@@ -204,7 +217,7 @@ impl Digester<'_> {
             }
             Str::Plain(raw) => self.units(&raw.encode_utf16().collect::<Vec<_>>()),
             Str::Escaped(raw) => self.units(&decode_json_string(raw)),
-            Str::Units(units) => self.units(units),
+            Str::Units(_) | Str::Narrow(_) | Str::Wide(_) => self.string(text),
         }
     }
 
@@ -280,28 +293,25 @@ pub fn call_key(
     key_form(tool, arguments, scratch).map(|form| CallKey::from(&form))
 }
 
-/// [`call_key`] as a [`KeyForm`]: an inline form stays where it is, in
-/// `scratch`'s buffer or (already written by the plugin) in `arguments`.
-#[inline]
+/// [`call_key`] as a [`KeyForm`]: an inline form stays where the digester
+/// wrote it, in `scratch`'s buffer, for the chain to compare in place. The
+/// same transport as the last one keyed reuses its key ([`Memo`]).
 pub(crate) fn key_form<'s>(
     tool: &[u16],
-    arguments: Arguments<'s>,
+    arguments: Arguments<'_>,
     scratch: &'s mut Scratch,
 ) -> Result<KeyForm<'s>, CanonicalError> {
-    match arguments {
-        // The plugin's hot path: a short written form is the key as it lies.
-        Arguments::Form { key, .. } if key.len() <= INLINE => Ok(KeyForm::Inline(key)),
-        Arguments::Form { key, .. } => Ok(KeyForm::Digest(*blake3::hash(key).as_bytes())),
-        _ => digest_form(tool, arguments, scratch),
+    let memo = match arguments {
+        Arguments::Transport { bytes, pieces: [] } if bytes.len() <= KEEP => Some(bytes),
+        _ => None,
+    };
+    if let (Some(bytes), Some(key)) = (memo, scratch.memo.key) {
+        if scratch.memo.bytes == bytes && scratch.memo.tool == tool {
+            return Ok(remembered(key, &scratch.block));
+        }
     }
-}
-
-/// [`key_form`] of JSON text or a raw string: written into `scratch` and hashed when long.
-fn digest_form<'s>(
-    tool: &[u16],
-    arguments: Arguments<'s>,
-    scratch: &'s mut Scratch,
-) -> Result<KeyForm<'s>, CanonicalError> {
+    // The block is written over below.
+    scratch.memo.key = None;
     let mut block = std::mem::take(&mut scratch.block);
     let mut digester = Digester {
         hasher: None,
@@ -314,10 +324,31 @@ fn digest_form<'s>(
     let digest = visited.map(|()| digester.finish());
     let len = digester.len;
     scratch.block = block;
-    Ok(match digest? {
-        None => KeyForm::Inline(scratch.block.get(..len).unwrap_or_default()),
-        Some(hash) => KeyForm::Digest(*hash.as_bytes()),
-    })
+    let key = match digest? {
+        None => MemoKey::Inline(len),
+        Some(hash) => MemoKey::Digest(*hash.as_bytes()),
+    };
+    if let Some(bytes) = memo {
+        let Memo {
+            tool: held,
+            bytes: held_bytes,
+            key: held_key,
+        } = &mut scratch.memo;
+        held.clear();
+        held.extend_from_slice(tool);
+        held_bytes.clear();
+        held_bytes.extend_from_slice(bytes);
+        *held_key = Some(key);
+    }
+    Ok(remembered(key, &scratch.block))
+}
+
+/// The key form a [`MemoKey`] stands for, an inline one in `block`.
+fn remembered(key: MemoKey, block: &[u8]) -> KeyForm<'_> {
+    match key {
+        MemoKey::Inline(len) => KeyForm::Inline(block.get(..len).unwrap_or_default()),
+        MemoKey::Digest(hash) => KeyForm::Digest(hash),
+    }
 }
 
 #[cfg(test)]
@@ -421,49 +452,34 @@ mod tests {
     }
 
     #[test]
-    fn a_written_form_and_json_text_share_a_key() {
-        // {"a": 0, "b": [1.5, "é😀"]}, written as the plugin writes it.
-        let mut form = vec![TOOL, NARROW, 1, b't', OBJECT, NARROW, 1, b'a', NUMBER];
-        form.extend(0f64.to_le_bytes());
-        form.extend([NARROW, 1, b'b', ARRAY, NUMBER]);
-        form.extend(1.5f64.to_le_bytes());
-        crate::form::push_string(&mut form, &units("\u{e9}\u{1f600}"));
-        form.extend([END, END]);
-        let written = Arguments::Form {
-            key: &form,
-            arguments_at: 4,
+    fn a_remembered_transport_keys_as_a_fresh_one_and_only_for_the_same_tool_and_bytes() {
+        use crate::form::tag::{NULL, OBJECT};
+        let mut long = vec![OBJECT];
+        crate::form::push_string(&mut long, &units("a"));
+        crate::form::push_string(&mut long, &units(&"y".repeat(300)));
+        crate::form::push_string(&mut long, &units("b"));
+        long.extend([NULL, END]);
+        let short = [NULL];
+        let transport = |bytes| Arguments::Transport { bytes, pieces: &[] };
+        let fresh = |tool: &str, bytes| {
+            call_key(&units(tool), transport(bytes), &mut Scratch::default()).unwrap()
         };
-        let json = "{\"b\":[1.5,\"\u{e9}\u{1f600}\"],\"a\":-0}";
-        assert_eq!(
-            call_key(&units("t"), written, &mut Scratch::default()).unwrap(),
-            key("t", json)
-        );
-        let mut text = String::new();
-        written.write_canonical(&mut text).unwrap();
-        assert_eq!(text, "{\"a\":0,\"b\":[1.5,\"\u{e9}\u{1f600}\"]}");
-        // The digester writes exactly those bytes.
-        let mut scratch = Scratch::default();
-        let KeyForm::Inline(built) =
-            key_form(&units("t"), Arguments::Json(json), &mut scratch).unwrap()
-        else {
-            panic!("a short form stays inline");
-        };
-        assert_eq!(built, &form[..]);
-    }
-
-    #[test]
-    fn long_written_forms_are_hashed_as_the_digester_hashes_them() {
-        let long = "x\u{e9}".repeat(20_000);
-        let mut form = vec![TOOL, NARROW, 1, b't', ARRAY];
-        crate::form::push_string(&mut form, &units(&long));
-        form.push(END);
-        let written = Arguments::Form {
-            key: &form,
-            arguments_at: 4,
-        };
-        assert_eq!(
-            call_key(&units("t"), written, &mut Scratch::default()).unwrap(),
-            key("t", &format!("[\"{long}\"]"))
-        );
+        let scratch = &mut Scratch::default();
+        for (tool, bytes) in [
+            ("t", &long[..]),
+            ("t", &long[..]),
+            ("u", &long[..]),
+            ("t", &short[..]),
+            ("t", &short[..]),
+            ("u", &short[..]),
+        ] {
+            let kept = call_key(&units(tool), transport(bytes), scratch).unwrap();
+            assert_eq!(kept, fresh(tool, bytes));
+        }
+        assert_ne!(fresh("t", &short), fresh("u", &short));
+        // A call of another kind in between writes over the block the remembered form lies in.
+        call_key(&units("u"), Arguments::Json("[1,2]"), scratch).unwrap();
+        let again = call_key(&units("u"), transport(&short), scratch).unwrap();
+        assert_eq!(again, fresh("u", &short));
     }
 }

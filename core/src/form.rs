@@ -105,7 +105,11 @@ impl FormStr<'_> {
 /// A length from `at` and where it ends: LEB128 as the writers write it, in
 /// as few bytes as it takes (so a length has one form) and at most nine (a
 /// length is at most `limit`, a slice length, below 2^63).
-fn read_len(form: &[u8], at: usize, limit: usize) -> Result<(usize, usize), CanonicalError> {
+pub(crate) fn read_len(
+    form: &[u8],
+    at: usize,
+    limit: usize,
+) -> Result<(usize, usize), CanonicalError> {
     let mut value = 0u64;
     for (i, &byte) in form
         .get(at..)
@@ -127,6 +131,15 @@ fn read_len(form: &[u8], at: usize, limit: usize) -> Result<(usize, usize), Cano
 
 /// The string whose tag is at `at`, and where it ends.
 pub fn read_string(form: &[u8], at: usize) -> Result<(FormStr<'_>, usize), CanonicalError> {
+    let (wide, start, end) = string_span(form, at)?;
+    let bytes = form.get(start..end).unwrap_or_default();
+    Ok((FormStr { wide, bytes }, end))
+}
+
+/// The string whose tag is at `at`: whether it is wide, and where its code
+/// units start and end. A wide string whose units all fit in a byte is an
+/// error: it has a narrow form, and only that one is canonical.
+pub(crate) fn string_span(form: &[u8], at: usize) -> Result<(bool, usize, usize), CanonicalError> {
     let wide = match form.get(at) {
         Some(&NARROW) => false,
         Some(&WIDE) => true,
@@ -139,11 +152,10 @@ pub fn read_string(form: &[u8], at: usize) -> Result<(FormStr<'_>, usize), Canon
         .filter(|&end| end <= form.len())
         .ok_or(CanonicalError::InvalidEncoding(at))?;
     let bytes = form.get(start..end).unwrap_or_default();
-    // A wide string whose units all fit in a byte has a narrow form: only that one is canonical.
     if wide && bytes.chunks(2).all(|unit| unit.get(1) == Some(&0)) {
         return Err(CanonicalError::InvalidEncoding(at));
     }
-    Ok((FormStr { wide, bytes }, end))
+    Ok((wide, start, end))
 }
 
 #[cfg(test)]

@@ -143,10 +143,7 @@ impl Guard {
             Ok(form) if !self.extended => {
                 // The key is compared where the digester left it: no copy on a repeat.
                 let run = self.chains.advance_form(agent, &form);
-                // A form the plugin wrote used no scratch.
-                if !matches!(arguments, Arguments::Form { .. }) {
-                    self.scratch.trim();
-                }
+                self.scratch.trim();
                 self.stats.observed += 1;
                 self.run_reminder(
                     tier_at(&self.config.thresholds, None, run),

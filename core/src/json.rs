@@ -1,42 +1,9 @@
-//! JSON text read into a flat tape of tokens: anything `JSON.parse` rejects
-//! is an error. An explicit stack of open containers: input depth never
-//! becomes Rust stack depth.
+//! JSON text read onto a tape (`tape`): anything `JSON.parse` rejects is an
+//! error. An explicit stack of open containers: input depth never becomes
+//! Rust stack depth.
 
 use crate::error::CanonicalError;
-
-/// One token. Containers record where their subtree ends on the tape.
-#[derive(Clone, Copy, Debug)]
-pub(crate) enum Token {
-    Null,
-    True,
-    False,
-    /// Byte span of a number in the JSON text.
-    NumberText {
-        start: usize,
-        end: usize,
-    },
-    /// Byte span between the quotes in the JSON text; `escaped` when it holds a backslash.
-    JsonStr {
-        start: usize,
-        end: usize,
-        escaped: bool,
-    },
-    /// `end` is the tape index just past the last descendant.
-    Array {
-        end: usize,
-    },
-    /// Members are (key, value subtree) pairs up to `end`.
-    Object {
-        end: usize,
-    },
-}
-
-/// An open container while the JSON parser reads: its tape index and whether it is an object.
-#[derive(Debug)]
-pub(crate) struct Open {
-    pub(crate) index: usize,
-    pub(crate) object: bool,
-}
+use crate::tape::{Open, Token};
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Expect {

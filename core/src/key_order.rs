@@ -7,8 +7,10 @@ use std::cmp::Ordering;
 pub(crate) enum Key<'a> {
     /// From JSON text without escapes.
     Plain(&'a str),
-    /// UTF-16 code units: from a key form, or a decoded escaped JSON key.
+    /// UTF-16 code units: a long string, or a decoded escaped or wide key.
     Units(&'a [u16]),
+    /// Code units of at most 0xff, one byte each.
+    Narrow(&'a [u8]),
 }
 
 impl Key<'_> {
@@ -38,6 +40,11 @@ impl Key<'_> {
                     *slot = unit;
                 }
             }
+            Key::Narrow(bytes) => {
+                for (slot, &byte) in head.iter_mut().zip(bytes.iter()) {
+                    *slot = u16::from(byte);
+                }
+            }
         }
         let [a, b, c] = head.map(u64::from);
         (1 << 63) | (a << 47) | (b << 31) | (c << 15)
@@ -48,27 +55,7 @@ impl Key<'_> {
         match self {
             Key::Plain(text) => array_index(text.bytes().map(u16::from)),
             Key::Units(units) => array_index(units.iter().copied()),
-        }
-    }
-
-    /// Canonical key order: array indices first, numerically, then UTF-16 order.
-    /// The order [`Key::order_key`] and [`Key::cmp_utf16`] give together, without
-    /// building two order keys: most keys are not indices (their first unit is not
-    /// a digit, which `array_index` sees at once) and then UTF-16 order alone decides.
-    pub(crate) fn canonical_cmp(&self, other: &Self) -> Ordering {
-        // The common case: first units differ and neither is a digit, so
-        // neither key is an index and the first units decide.
-        if let (Key::Units([a, ..]), Key::Units([b, ..])) = (self, other) {
-            let digit = |unit: &u16| (u16::from(b'0')..=u16::from(b'9')).contains(unit);
-            if a != b && !digit(a) && !digit(b) {
-                return a.cmp(b);
-            }
-        }
-        match (self.array_index(), other.array_index()) {
-            (None, None) => self.cmp_utf16(other),
-            (Some(a), Some(b)) => a.cmp(&b),
-            (Some(_), None) => Ordering::Less,
-            (None, Some(_)) => Ordering::Greater,
+            Key::Narrow(bytes) => array_index(bytes.iter().map(|&byte| u16::from(byte))),
         }
     }
 
@@ -76,8 +63,8 @@ impl Key<'_> {
     pub(crate) fn cmp_utf16(&self, other: &Self) -> Ordering {
         match (self, other) {
             (Key::Units(a), Key::Units(b)) => a.cmp(b),
-            (Key::Units(a), Key::Plain(b)) => a.iter().copied().cmp(b.encode_utf16()),
-            (Key::Plain(a), Key::Units(b)) => a.encode_utf16().cmp(b.iter().copied()),
+            // Bytes that are code units order as the units do.
+            (Key::Narrow(a), Key::Narrow(b)) => a.cmp(b),
             (Key::Plain(a), Key::Plain(b)) => {
                 // UTF-8 byte order equals UTF-16 order unless the first difference is non-ASCII.
                 match a.bytes().zip(b.bytes()).find(|(x, y)| x != y) {
@@ -86,7 +73,22 @@ impl Key<'_> {
                     Some(_) => a.encode_utf16().cmp(b.encode_utf16()),
                 }
             }
+            _ => self.units().cmp(other.units()),
         }
+    }
+
+    /// The code units, whatever the key holds.
+    fn units(&self) -> impl Iterator<Item = u16> + '_ {
+        let (plain, units, narrow) = match self {
+            Key::Plain(text) => (*text, &[][..], &[][..]),
+            Key::Units(units) => ("", *units, &[][..]),
+            Key::Narrow(bytes) => ("", &[][..], *bytes),
+        };
+        // Two of the three are empty.
+        plain
+            .encode_utf16()
+            .chain(units.iter().copied())
+            .chain(narrow.iter().map(|&byte| u16::from(byte)))
     }
 }
 

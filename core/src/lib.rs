@@ -7,9 +7,11 @@
 //!   (JavaScript's `Number::toString`), `key_order` (canonical key order),
 //!   `value` (the [`Arguments`] of a call and the `Visitor` a walk in
 //!   canonical order calls), `form` (the key form's tags, strings and lengths).
-//! - Readers: `json` (JSON text into a tape of tokens), `tape` (the tape walked
-//!   in canonical order), `form_reader` (a written key form walked back,
-//!   checked), `read` (any [`Arguments`] walked; the reused buffers).
+//! - `tape`: a value as one flat list of tokens, walked in canonical order;
+//!   every canonical rule lives here.
+//! - Readers onto the tape: `json` (JSON text), `transport` (what the
+//!   plugin's JavaScript writes, checked in full); `read` (any [`Arguments`]
+//!   walked; the reused buffers).
 //! - Writers: `canonical` (the canonical text), `key` (the chain key: a short
 //!   form, or a digest), `digest` (the digester writing the key form).
 //! - `patterns`, `cycles`, `chains`, `overrides`, `reminders`, `stats`, `config`.
@@ -25,7 +27,6 @@ mod cycles;
 mod digest;
 mod error;
 mod form;
-mod form_reader;
 mod guard;
 mod json;
 mod key;
@@ -37,6 +38,7 @@ mod read;
 mod reminders;
 mod stats;
 mod tape;
+mod transport;
 mod value;
 
 // What the binding, the integration tests and the fuzz targets use.
@@ -51,4 +53,5 @@ pub use key::CallKey;
 pub use number::write_js_number;
 pub use reminders::{Reminder, Tier, GENTLE_TEXT};
 pub use stats::Stats;
+pub use transport::tag as transport_tag;
 pub use value::Arguments;

@@ -1,12 +1,12 @@
 //! The readers behind one entry point: [`visit`] walks any [`Arguments`] in
-//! canonical order (JSON text through the tape, a key form through the form
-//! reader, a raw string as one string), with buffers kept in [`Scratch`].
+//! canonical order (JSON text and the transport read onto the tape, which
+//! does the walking; a raw string as one string), with buffers kept in
+//! [`Scratch`].
 
 use crate::error::CanonicalError;
-use crate::form_reader::{self, FormFrame};
-use crate::json::{Open, Token};
-use crate::tape::{Frame, Member, Tape};
+use crate::tape::{Frame, Member, Open, Tape, Token};
 use crate::value::{Arguments, Scalar, Str, Visitor};
+use crate::{json, transport};
 
 /// Buffers reused from call to call, so a small call allocates nothing.
 #[derive(Debug, Default)]
@@ -15,18 +15,34 @@ pub struct Scratch {
     open: Vec<Open>,
     frames: Vec<Frame>,
     members: Vec<Member>,
-    form_frames: Vec<FormFrame>,
-    /// A key form's current string, decoded to UTF-16.
-    form_units: Vec<u16>,
-    /// Escaped JSON keys, decoded to UTF-16, back to back.
+    /// Escaped JSON keys and wide transport keys, decoded to UTF-16, back to back.
     decoded: Vec<u16>,
-    /// The digest's input block: zeroed as it grows (to 16 KB at most), then
+    /// The digest's input block: zeroed as it grows (to 32 KB at most), then
     /// kept whole, not trimmed, so a call writes into it without zeroing.
     pub(crate) block: Vec<u8>,
+    pub(crate) memo: Memo,
+}
+
+/// The last transport keyed (without pieces, at most [`KEEP`] bytes) and its
+/// key: the same call again, as a stuck agent makes it, is then keyed by
+/// comparing its bytes instead of canonicalizing them again.
+#[derive(Debug, Default)]
+pub(crate) struct Memo {
+    pub(crate) tool: Vec<u16>,
+    pub(crate) bytes: Vec<u8>,
+    /// `None`: nothing to reuse (the block has been written since).
+    pub(crate) key: Option<MemoKey>,
+}
+
+/// A remembered key: the form's length in [`Scratch::block`], or its digest.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum MemoKey {
+    Inline(usize),
+    Digest([u8; blake3::OUT_LEN]),
 }
 
 /// Buffers larger than this are given back after a call.
-const KEEP: usize = 1 << 14;
+pub(crate) const KEEP: usize = 1 << 14;
 
 impl Scratch {
     /// Drops buffers a large call grew, so one huge call does not pin its memory.
@@ -41,8 +57,6 @@ impl Scratch {
         trim(&mut self.open);
         trim(&mut self.frames);
         trim(&mut self.members);
-        trim(&mut self.form_frames);
-        trim(&mut self.form_units);
         trim(&mut self.decoded);
     }
 }
@@ -58,22 +72,29 @@ pub(crate) fn visit(
         open,
         frames,
         members,
-        form_frames,
-        form_units,
         decoded,
         ..
     } = scratch;
-    match arguments {
+    let (text, bytes, pieces) = match arguments {
         Arguments::Json(text) => {
-            Tape::parse_json(text, tokens, open)?.walk(frames, members, decoded, visitor);
+            json::parse(text.as_bytes(), tokens, open)?;
+            (text, &[][..], &[][..])
         }
-        Arguments::Form { key, arguments_at } => {
-            let form = key
-                .get(arguments_at..)
-                .ok_or(CanonicalError::InvalidEncoding(arguments_at))?;
-            form_reader::walk(form, form_frames, form_units, visitor)?;
+        Arguments::Transport { bytes, pieces } => {
+            transport::parse(bytes, pieces.len(), tokens, open)?;
+            ("", bytes, pieces)
         }
-        Arguments::Text(units) => visitor.scalar(Scalar::Str(Str::Units(units))),
-    }
+        Arguments::Text(units) => {
+            visitor.scalar(Scalar::Str(Str::Units(units)));
+            return Ok(());
+        }
+    };
+    let tape = Tape {
+        text,
+        bytes,
+        pieces,
+        tokens,
+    };
+    tape.walk(frames, members, decoded, visitor);
     Ok(())
 }

@@ -1,31 +1,75 @@
-//! Parsed JSON text walked once in canonical order (members sorted as V8
-//! orders a sorted object, later duplicates winning), with an explicit stack
-//! of frames, so input depth never becomes Rust stack depth.
+//! The tape: a value read into one flat list of tokens, by either reader
+//! (`json` from JSON text, `transport` from what the plugin's JavaScript
+//! writes), and walked once in canonical order. Every canonical rule of the
+//! arguments is applied here, whichever reader filled the tape: members sorted
+//! (array indices first, numerically, then UTF-16 order), later duplicates
+//! winning, members without a JSON form left out and array elements without
+//! one as `null`. Numbers go to the visitor as they came (`-0` and non-finite
+//! numbers are the writers' to print as JSON does). An explicit stack of
+//! frames: input depth never becomes Rust stack depth.
 
 use std::cmp::Ordering;
 
-use crate::error::CanonicalError;
-use crate::json::{parse, Open, Token};
 use crate::key_order::Key;
 use crate::value::{decode_json_string_into, Scalar, Str, Visitor};
 
-/// Parsed JSON text: tokens plus the text their spans point into.
+/// One token. Containers record where their subtree ends on the tape.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Token {
+    Null,
+    True,
+    False,
+    /// Byte span of a number in the JSON text.
+    NumberText {
+        start: usize,
+        end: usize,
+    },
+    /// A number from the transport, as JavaScript held it.
+    Number(f64),
+    /// Byte span between the quotes in the JSON text; `escaped` when it holds a backslash.
+    JsonStr {
+        start: usize,
+        end: usize,
+        escaped: bool,
+    },
+    /// Byte span of a transport string's code units: one byte each, or two (little-endian) when `wide`.
+    Units {
+        start: usize,
+        end: usize,
+        wide: bool,
+    },
+    /// A long string the transport passed as it is: its index among the pieces.
+    Piece(usize),
+    /// A value JSON has no form for (`undefined`, a function, a symbol): a
+    /// member left out, an element written as `null`.
+    Absent,
+    /// `end` is the tape index just past the last descendant.
+    Array {
+        end: usize,
+    },
+    /// Members are (key, value subtree) pairs up to `end`.
+    Object {
+        end: usize,
+    },
+}
+
+/// An open container while a reader fills the tape: its tape index and whether it is an object.
+#[derive(Debug)]
+pub(crate) struct Open {
+    pub(crate) index: usize,
+    pub(crate) object: bool,
+}
+
+/// A filled tape with what its tokens point into: the JSON text, or the
+/// transport's bytes and long strings (the other source empty).
 pub(crate) struct Tape<'a> {
-    text: &'a str,
-    tokens: &'a [Token],
+    pub(crate) text: &'a str,
+    pub(crate) bytes: &'a [u8],
+    pub(crate) pieces: &'a [&'a [u16]],
+    pub(crate) tokens: &'a [Token],
 }
 
 impl<'a> Tape<'a> {
-    /// Parses JSON text; anything `JSON.parse` rejects is an error.
-    pub(crate) fn parse_json(
-        text: &'a str,
-        tokens: &'a mut Vec<Token>,
-        open: &mut Vec<Open>,
-    ) -> Result<Self, CanonicalError> {
-        parse(text.as_bytes(), tokens, open)?;
-        Ok(Tape { text, tokens })
-    }
-
     fn str_at(&self, token: Token) -> Str<'a> {
         match token {
             Token::JsonStr {
@@ -40,7 +84,16 @@ impl<'a> Tape<'a> {
                     Str::Plain(raw)
                 }
             }
-            // Only string tokens stand in key position; the front ends guarantee it.
+            Token::Units { start, end, wide } => {
+                let units = self.bytes.get(start..end).unwrap_or_default();
+                if wide {
+                    Str::Wide(units)
+                } else {
+                    Str::Narrow(units)
+                }
+            }
+            Token::Piece(index) => Str::Units(self.pieces.get(index).copied().unwrap_or_default()),
+            // Only string tokens stand in key position; the readers guarantee it.
             _ => Str::Plain(""),
         }
     }
@@ -52,8 +105,14 @@ impl<'a> Tape<'a> {
             Token::NumberText { start, end } => {
                 Scalar::NumberText(self.text.get(start..end).unwrap_or("0"))
             }
-            Token::JsonStr { .. } => Scalar::Str(self.str_at(token)),
-            _ => Scalar::Null,
+            Token::Number(value) => Scalar::Number(value),
+            Token::JsonStr { .. } | Token::Units { .. } | Token::Piece(_) => {
+                Scalar::Str(self.str_at(token))
+            }
+            // An element without a JSON form is `null` (members without one are left out).
+            Token::Null | Token::Absent | Token::Array { .. } | Token::Object { .. } => {
+                Scalar::Null
+            }
         }
     }
 
@@ -141,6 +200,7 @@ impl<'a> Tape<'a> {
             None => {
                 match self.str_at(self.tokens.get(member.key).copied().unwrap_or(Token::Null)) {
                     Str::Plain(text) | Str::Escaped(text) => Key::Plain(text),
+                    Str::Narrow(bytes) | Str::Wide(bytes) => Key::Narrow(bytes),
                     Str::Units(units) => Key::Units(units),
                 }
             }
@@ -148,7 +208,8 @@ impl<'a> Tape<'a> {
     }
 
     /// Appends the members of the object at `index` to `members` in canonical
-    /// order: later duplicates win, as in `JSON.parse`.
+    /// order: later duplicates win, as in `JSON.parse`, and members without a
+    /// JSON form are then left out, as `JSON.stringify` leaves them.
     fn sorted_members(
         &self,
         index: usize,
@@ -157,6 +218,7 @@ impl<'a> Tape<'a> {
         decoded: &mut Vec<u16>,
     ) {
         let start = members.len();
+        let mut absent = false;
         let mut i = index + 1;
         while i < end {
             let token = self.tokens.get(i).copied().unwrap_or(Token::Null);
@@ -166,12 +228,22 @@ impl<'a> Tape<'a> {
                 order: 0,
                 value: i + 1,
             };
-            if let Str::Escaped(raw) = self.str_at(token) {
-                let from = decoded.len();
-                decode_json_string_into(raw, decoded);
-                member.decoded = Some((from, decoded.len()));
+            // Keys that are not their own code units yet are decoded into `decoded`.
+            match self.str_at(token) {
+                Str::Escaped(raw) => {
+                    let from = decoded.len();
+                    decode_json_string_into(raw, decoded);
+                    member.decoded = Some((from, decoded.len()));
+                }
+                Str::Wide(bytes) => {
+                    let from = decoded.len();
+                    decoded.extend(wide_units(bytes));
+                    member.decoded = Some((from, decoded.len()));
+                }
+                Str::Plain(_) | Str::Narrow(_) | Str::Units(_) => {}
             }
             member.order = self.key(&member, decoded).order_key();
+            absent |= matches!(self.tokens.get(member.value), Some(Token::Absent));
             i = subtree_end(self.tokens, member.value);
             members.push(member);
         }
@@ -179,19 +251,23 @@ impl<'a> Tape<'a> {
         let full = |a: &Member, b: &Member| self.key(a, decoded).cmp_utf16(&self.key(b, decoded));
         let order = |a: &Member, b: &Member| a.order.cmp(&b.order).then_with(|| full(a, b));
         let slice = members.get_mut(start..).unwrap_or_default();
-        // Strictly ascending means sorted with no key twice: nothing to do.
+        // Strictly ascending means sorted with no key twice: nothing to do, unless some are absent.
         if slice.is_sorted_by(|a, b| order(a, b) == Ordering::Less) {
-            return;
+            if !absent {
+                return;
+            }
+        } else {
+            // Stable, so duplicates stay in input order and the last one can win below.
+            slice.sort_by(order);
         }
-        // Stable, so duplicates stay in text order and the last one can win below.
-        slice.sort_by(order);
-        // Keep, of each run of equal keys, the last member.
+        // Keep, of each run of equal keys, the last member, unless it has no JSON form.
         let mut write = start;
         for read in start..members.len() {
             let (Some(&current), next) = (members.get(read), members.get(read + 1)) else {
                 break;
             };
-            if next.is_none_or(|next| order(&current, next) != Ordering::Equal) {
+            let last = next.is_none_or(|next| order(&current, next) != Ordering::Equal);
+            if last && !matches!(self.tokens.get(current.value), Some(Token::Absent)) {
                 if let Some(slot) = members.get_mut(write) {
                     *slot = current;
                 }
@@ -200,6 +276,15 @@ impl<'a> Tape<'a> {
         }
         members.truncate(write);
     }
+}
+
+/// The code units of a wide string's bytes (little-endian pairs).
+pub(crate) fn wide_units(bytes: &[u8]) -> impl Iterator<Item = u16> + '_ {
+    bytes
+        .as_chunks::<2>()
+        .0
+        .iter()
+        .map(|pair| u16::from_le_bytes(*pair))
 }
 
 #[derive(Debug)]

@@ -1,8 +1,8 @@
 //! The value vocabulary every reader produces and every writer consumes:
 //! the [`Arguments`] of a call as the binding gets them, the scalars and
 //! strings a walk in canonical order yields, and the [`Visitor`] it yields
-//! them to. Readers (`tape`, `form_reader`) call a visitor; writers
-//! (`canonical`, `digest`) are visitors.
+//! them to. The tape's walk (`tape`) calls a visitor; writers (`canonical`,
+//! `digest`) are visitors.
 
 use crate::key_order::Key;
 
@@ -13,12 +13,13 @@ pub enum Arguments<'a> {
     Json(&'a str),
     /// A JavaScript string value (the loop's raw-string fallback), as UTF-16.
     Text(&'a [u16]),
-    /// A key form as the plugin writes it (see `form`): the tool name,
-    /// then from byte `arguments_at` the arguments. The chain keys the form as
-    /// it is (it carries its tool name: the caller passes the name it read
-    /// from it); its arguments are read back, and checked, only when the
-    /// detailed reminder quotes them.
-    Form { key: &'a [u8], arguments_at: usize },
+    /// A value as the plugin's JavaScript writes it (`transport`): members
+    /// in their own order, long strings passed as they are, in `pieces`.
+    /// Canonicalized here like JSON text, and checked in full.
+    Transport {
+        bytes: &'a [u8],
+        pieces: &'a [&'a [u16]],
+    },
 }
 
 /// A string of a value, resolved against its source.
@@ -30,6 +31,10 @@ pub(crate) enum Str<'a> {
     Escaped(&'a str),
     /// UTF-16 code units.
     Units(&'a [u16]),
+    /// Code units of at most 0xff, one byte each (from the transport).
+    Narrow(&'a [u8]),
+    /// Code units, two bytes each, little-endian (from the transport).
+    Wide(&'a [u8]),
 }
 
 /// A scalar of a value, resolved against its source.
@@ -60,6 +65,7 @@ impl<'a> From<&Key<'a>> for Str<'a> {
         match *key {
             Key::Plain(text) => Str::Plain(text),
             Key::Units(units) => Str::Units(units),
+            Key::Narrow(bytes) => Str::Narrow(bytes),
         }
     }
 }

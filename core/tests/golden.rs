@@ -32,50 +32,43 @@ fn canonical_form_matches_v8_golden_vectors() {
     }
 }
 
-/// Canonical key order: array indices ("0" … "4294967294") first, numerically, then UTF-16 order.
-fn canonical_key_order(a: &str, b: &str) -> std::cmp::Ordering {
-    let index = |key: &str| {
-        let canonical = key == "0" || (!key.starts_with('0') && !key.is_empty());
-        key.parse::<u32>()
-            .ok()
-            .filter(|&i| canonical && i != u32::MAX && key.bytes().all(|b| b.is_ascii_digit()))
-    };
-    match (index(a), index(b)) {
-        (Some(a), Some(b)) => a.cmp(&b),
-        (Some(_), None) => std::cmp::Ordering::Less,
-        (None, Some(_)) => std::cmp::Ordering::Greater,
-        (None, None) => a.encode_utf16().cmp(b.encode_utf16()),
-    }
-}
-
-/// The key form of `value` (see `form.rs`), as `encode.js` writes it: members sorted, -0 as 0.
-fn encode(value: &serde_json::Value, out: &mut Vec<u8>) {
+/// `value` in the transport's encoding (`core/src/transport.rs`), members in reverse order, so
+/// that the core must sort them; strings over 8 code units passed as pieces.
+fn write_transport(value: &serde_json::Value, out: &mut Vec<u8>, pieces: &mut Vec<Vec<u16>>) {
     use repeat_tool_guard_core::push_string;
-    use repeat_tool_guard_core::tag::{ARRAY, END, FALSE, NULL, NUMBER, OBJECT, TRUE};
+    use repeat_tool_guard_core::transport_tag::{
+        ARRAY, END, FALSE, LONG, NULL, NUMBER, OBJECT, TRUE,
+    };
     use serde_json::Value;
+    let string = |text: &str, out: &mut Vec<u8>, pieces: &mut Vec<Vec<u16>>| {
+        let units: Vec<u16> = text.encode_utf16().collect();
+        if units.len() > 8 {
+            out.extend([LONG, u8::try_from(pieces.len()).expect("few pieces")]);
+            pieces.push(units);
+        } else {
+            push_string(out, &units);
+        }
+    };
     match value {
         Value::Null => out.push(NULL),
         Value::Bool(b) => out.push(if *b { TRUE } else { FALSE }),
         Value::Number(n) => {
-            let n = n.as_f64().expect("finite");
             out.push(NUMBER);
-            out.extend((if n == 0.0 { 0.0 } else { n }).to_le_bytes());
+            out.extend(n.as_f64().expect("finite").to_le_bytes());
         }
-        Value::String(s) => push_string(out, &s.encode_utf16().collect::<Vec<_>>()),
+        Value::String(s) => string(s, out, pieces),
         Value::Array(items) => {
             out.push(ARRAY);
             for item in items {
-                encode(item, out);
+                write_transport(item, out, pieces);
             }
             out.push(END);
         }
         Value::Object(members) => {
             out.push(OBJECT);
-            let mut sorted: Vec<_> = members.iter().collect();
-            sorted.sort_by(|(a, _), (b, _)| canonical_key_order(a, b));
-            for (key, item) in sorted {
-                push_string(out, &key.encode_utf16().collect::<Vec<_>>());
-                encode(item, out);
+            for (key, item) in members.iter().rev() {
+                string(key, out, pieces);
+                write_transport(item, out, pieces);
             }
             out.push(END);
         }
@@ -83,8 +76,7 @@ fn encode(value: &serde_json::Value, out: &mut Vec<u8>) {
 }
 
 #[test]
-fn written_form_reads_back_to_the_same_canonical_text_and_key() {
-    use repeat_tool_guard_core::tag;
+fn a_value_as_javascript_writes_it_canonicalizes_to_the_same_text_and_key() {
     use repeat_tool_guard_core::{call_key, Arguments};
     let mut compared = 0;
     for (input, expected) in vectors() {
@@ -93,23 +85,24 @@ fn written_form_reads_back_to_the_same_canonical_text_and_key() {
         let Ok(value) = serde_json::from_str::<serde_json::Value>(input) else {
             continue;
         };
-        // The tool name "t", then the arguments.
-        let mut key = vec![tag::TOOL, tag::NARROW, 1, b't'];
-        encode(&value, &mut key);
-        let encoded = Arguments::Form {
-            key: &key,
-            arguments_at: 4,
+        let (mut bytes, mut pieces) = (Vec::new(), Vec::new());
+        write_transport(&value, &mut bytes, &mut pieces);
+        assert!(pieces.len() < 128, "an index takes one byte");
+        let pieces: Vec<&[u16]> = pieces.iter().map(Vec::as_slice).collect();
+        let transport = Arguments::Transport {
+            bytes: &bytes,
+            pieces: &pieces,
         };
         let mut canonical = String::new();
-        encoded
+        transport
             .write_canonical(&mut canonical)
-            .expect("valid encoding");
+            .expect("valid transport");
         assert_eq!(canonical, expected, "input {input}");
         // The scratch type is private to the core: `Default` is the way to name one here.
         #[allow(clippy::default_trait_access)]
         let scratch = &mut Default::default();
         assert_eq!(
-            call_key(&[u16::from(b't')], encoded, scratch),
+            call_key(&[u16::from(b't')], transport, scratch),
             call_key(&[u16::from(b't')], Arguments::Json(input), scratch),
             "input {input}"
         );

@@ -8,16 +8,18 @@
 //! - canonical text is a fixed point: canonicalizing it again changes nothing;
 //! - a UTF-16 string canonicalizes to the same text as its JSON literal, escaped any
 //!   way (here: every unit as `\uXXXX`), and gets the same chain key;
-//! - the key form of what serde_json parses (written as `encode.js` writes it)
-//!   reads back to the same canonical text and has the same chain key;
-//! - the bytes read as a key form: whatever the walk accepts has canonical text
-//!   that is a fixed point, and keys the same as that text.
+//! - what serde_json parses, written in the transport's encoding as `encode.js`
+//!   writes it (members in reverse order, so the core must sort them; longer
+//!   strings as pieces), reads back to the same canonical text and has the same
+//!   chain key;
+//! - the bytes read as a transport: whatever the core accepts has canonical
+//!   text that is a fixed point, and keys the same as that text.
 #![no_main]
 
 use std::cmp::Ordering;
 
 use libfuzzer_sys::fuzz_target;
-use repeat_tool_guard_core::tag::{ARRAY, END, FALSE, NARROW, NULL, NUMBER, OBJECT, TOOL, TRUE};
+use repeat_tool_guard_core::transport_tag::{ARRAY, END, FALSE, LONG, NULL, NUMBER, OBJECT, TRUE};
 use repeat_tool_guard_core::{
     call_key, canonicalize_json, push_string, Arguments, Call, Guard, GuardConfig, RawConfig,
     RawValue, Tier,
@@ -50,11 +52,12 @@ fn check_json(text: &str) {
         "canonical text of {text:?} is not a fixed point"
     );
     if let Ok(value) = &theirs {
-        let mut key = TOOL_T.to_vec();
-        encode(value, &mut key);
-        let encoded = Arguments::Form {
-            key: &key,
-            arguments_at: TOOL_T.len(),
+        let (mut bytes, mut pieces) = (Vec::new(), Vec::new());
+        write_transport(value, &mut bytes, &mut pieces);
+        let pieces: Vec<&[u16]> = pieces.iter().map(Vec::as_slice).collect();
+        let encoded = Arguments::Transport {
+            bytes: &bytes,
+            pieces: &pieces,
         };
         let mut walked = String::new();
         encoded
@@ -185,64 +188,74 @@ fn check_text(units: &[u16]) {
     }
 }
 
-/// The start of a key form for the tool "t".
-const TOOL_T: [u8; 4] = [TOOL, NARROW, 1, b't'];
 /// The tool name "t" and the agent id "a", as UTF-16 code units.
 const T: [u16; 1] = [b't' as u16];
 const A: [u16; 1] = [b'a' as u16];
 
-/// The key form as `encode.js` writes it: members in V8's order of a key-sorted object.
-fn encode(value: &Value, out: &mut Vec<u8>) {
-    let string =
-        |out: &mut Vec<u8>, s: &str| push_string(out, &s.encode_utf16().collect::<Vec<_>>());
+/// `value` in the transport's encoding as `encode.js` writes it, members in reverse order and
+/// numbers as they are; strings of more than 8 code units passed as pieces.
+fn write_transport(value: &Value, out: &mut Vec<u8>, pieces: &mut Vec<Vec<u16>>) {
+    let string = |out: &mut Vec<u8>, pieces: &mut Vec<Vec<u16>>, s: &str| {
+        let units: Vec<u16> = s.encode_utf16().collect();
+        if units.len() > 8 {
+            out.push(LONG);
+            let mut index = pieces.len();
+            while index >= 0x80 {
+                out.push((index & 0x7f) as u8 | 0x80);
+                index >>= 7;
+            }
+            out.push(index as u8);
+            pieces.push(units);
+        } else {
+            push_string(out, &units);
+        }
+    };
     match value {
         Value::Null => out.push(NULL),
         Value::Bool(b) => out.push(if *b { TRUE } else { FALSE }),
         // serde_json reads numbers past f64's range as errors, so every number here is finite.
         Value::Number(n) => {
-            let n = n.as_f64().unwrap_or(0.0);
             out.push(NUMBER);
-            out.extend((if n == 0.0 { 0.0 } else { n }).to_le_bytes());
+            out.extend(n.as_f64().unwrap_or(0.0).to_le_bytes());
         }
-        Value::String(s) => string(out, s),
+        Value::String(s) => string(out, pieces, s),
         Value::Array(items) => {
             out.push(ARRAY);
-            items.iter().for_each(|item| encode(item, out));
+            items
+                .iter()
+                .for_each(|item| write_transport(item, out, pieces));
             out.push(END);
         }
         Value::Object(members) => {
             out.push(OBJECT);
-            let mut sorted: Vec<_> = members.iter().collect();
-            sorted.sort_by(|(a, _), (b, _)| v8_order(a, b));
-            for (key, item) in sorted {
-                string(out, key);
-                encode(item, out);
+            for (key, item) in members.iter().rev() {
+                string(out, pieces, key);
+                write_transport(item, out, pieces);
             }
             out.push(END);
         }
     }
 }
 
-/// The bytes as the arguments of a key form.
+/// The bytes as a transport, with two pieces to refer to.
 fn check_encoding(data: &[u8]) {
-    let mut key = TOOL_T.to_vec();
-    key.extend_from_slice(data);
-    let written = Arguments::Form {
-        key: &key,
-        arguments_at: TOOL_T.len(),
+    let pieces: [&[u16]; 2] = [&[0x70], &[0x71, 0xe9, 0xd800]];
+    let written = Arguments::Transport {
+        bytes: data,
+        pieces: &pieces,
     };
     let mut text = String::new();
     if written.write_canonical(&mut text).is_ok() {
         assert_eq!(
             canonicalize_json(&text).as_deref(),
             Ok(text.as_str()),
-            "an accepted form {data:?} read back as {text:?}, not canonical text"
+            "an accepted transport {data:?} read back as {text:?}, not canonical text"
         );
         let scratch = &mut Default::default();
         assert_eq!(
             call_key(&T, written, scratch),
             call_key(&T, Arguments::Json(&text), scratch),
-            "an accepted form {data:?} keys otherwise than its text {text:?}"
+            "an accepted transport {data:?} keys otherwise than its text {text:?}"
         );
     }
 }

@@ -1,0 +1,274 @@
+//! The transport: a call's value as the plugin's JavaScript (`lib/encode.js`)
+//! writes it, read onto the tape (`tape`), which canonicalizes it as it
+//! canonicalizes JSON text. JavaScript applies no canonical rule: members come
+//! in their own order, numbers as they are (`-0`, `NaN`), and values JSON has
+//! no form for as [`tag::ABSENT`]. Every byte is checked before anything is
+//! counted: anything else is an error.
+//!
+//! | tag | then | value |
+//! | --- | --- | --- |
+//! | [`tag::NULL`], [`tag::FALSE`], [`tag::TRUE`] | | `null`, `false`, `true` |
+//! | [`tag::NUMBER`] | 8 bytes, IEEE-754 little-endian | any number |
+//! | [`tag::NARROW`], [`tag::WIDE`] | a length, code units | a string, as in the key form (`form`) |
+//! | [`tag::LONG`] | an index (LEB128) | a long string passed as it is: that one of the pieces |
+//! | [`tag::ABSENT`] | | `undefined`, a function or a symbol |
+//! | [`tag::ARRAY`] | values, [`tag::END`] | an array |
+//! | [`tag::OBJECT`] | (key string, value) pairs, [`tag::END`] | an object |
+//!
+//! A key is a string ([`tag::NARROW`], [`tag::WIDE`] or [`tag::LONG`]). The
+//! whole value is a value other than [`tag::ABSENT`], with nothing after it.
+
+use crate::error::CanonicalError;
+use crate::form::{read_len, string_span};
+use crate::tape::{Open, Token};
+
+/// The transport's tags, one byte each: the key form's where they mean the same.
+pub mod tag {
+    pub use crate::form::tag::{ARRAY, END, FALSE, NARROW, NULL, NUMBER, OBJECT, TRUE, WIDE};
+    /// A long string passed as it is; an index into the pieces follows.
+    pub const LONG: u8 = 10;
+    /// A value JSON has no form for.
+    pub const ABSENT: u8 = 11;
+}
+
+use tag::{ABSENT, ARRAY, END, FALSE, LONG, NARROW, NULL, NUMBER, OBJECT, TRUE, WIDE};
+
+/// Reads `bytes` onto `tape`, with `pieces` long strings to refer to; each
+/// container's token records where its subtree ends.
+pub(crate) fn parse(
+    bytes: &[u8],
+    pieces: usize,
+    tape: &mut Vec<Token>,
+    open: &mut Vec<Open>,
+) -> Result<(), CanonicalError> {
+    let invalid = CanonicalError::InvalidEncoding;
+    tape.clear();
+    open.clear();
+    let mut at = 0;
+    loop {
+        if let Some(&Open { index, object }) = open.last() {
+            if bytes.get(at) == Some(&END) {
+                at += 1;
+                open.pop();
+                let end = tape.len();
+                if let Some(Token::Array { end: slot } | Token::Object { end: slot }) =
+                    tape.get_mut(index)
+                {
+                    *slot = end;
+                }
+                if open.is_empty() {
+                    break;
+                }
+                continue;
+            }
+            if object {
+                at = string(bytes, at, pieces, tape)?;
+            }
+        }
+        let tag = *bytes.get(at).ok_or(invalid(at))?;
+        let token = match tag {
+            NULL => Token::Null,
+            FALSE => Token::False,
+            TRUE => Token::True,
+            NUMBER => {
+                let bits = bytes
+                    .get(at + 1..)
+                    .and_then(|rest| rest.first_chunk::<8>())
+                    .ok_or(invalid(at))?;
+                at += 8;
+                Token::Number(f64::from_le_bytes(*bits))
+            }
+            NARROW | WIDE | LONG => {
+                at = string(bytes, at, pieces, tape)?;
+                if open.is_empty() {
+                    break;
+                }
+                continue;
+            }
+            // The whole value must have a JSON form: the plugin sends no other.
+            ABSENT if !open.is_empty() => Token::Absent,
+            ARRAY | OBJECT => {
+                let object = tag == OBJECT;
+                open.push(Open {
+                    index: tape.len(),
+                    object,
+                });
+                tape.push(if object {
+                    Token::Object { end: 0 }
+                } else {
+                    Token::Array { end: 0 }
+                });
+                at += 1;
+                continue;
+            }
+            _ => return Err(invalid(at)),
+        };
+        tape.push(token);
+        at += 1;
+        if open.is_empty() {
+            break;
+        }
+    }
+    if at == bytes.len() {
+        Ok(())
+    } else {
+        Err(invalid(at))
+    }
+}
+
+/// Pushes the string whose tag is at `at`; returns where it ends.
+fn string(
+    bytes: &[u8],
+    at: usize,
+    pieces: usize,
+    tape: &mut Vec<Token>,
+) -> Result<usize, CanonicalError> {
+    if bytes.get(at) == Some(&LONG) {
+        let (index, end) = read_len(bytes, at + 1, usize::MAX)?;
+        if index >= pieces {
+            return Err(CanonicalError::InvalidEncoding(at));
+        }
+        tape.push(Token::Piece(index));
+        return Ok(end);
+    }
+    let (wide, start, end) = string_span(bytes, at)?;
+    tape.push(Token::Units { start, end, wide });
+    Ok(end)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::digest::call_key;
+    use crate::form::push_string;
+    use crate::read::Scratch;
+    use crate::value::Arguments;
+
+    fn text(out: &mut Vec<u8>, text: &str) {
+        push_string(out, &text.encode_utf16().collect::<Vec<_>>());
+    }
+
+    fn number(out: &mut Vec<u8>, value: f64) {
+        out.push(NUMBER);
+        out.extend(value.to_le_bytes());
+    }
+
+    fn canonical(bytes: &[u8], pieces: &[&[u16]]) -> Result<String, CanonicalError> {
+        let mut out = String::new();
+        Arguments::Transport { bytes, pieces }.write_canonical(&mut out)?;
+        Ok(out)
+    }
+
+    /// {"b": [1.5, -0, NaN, undefined], "10": "x", "9": true, "é": "😀", "gone": undefined, "a": <piece 0>}
+    fn unsorted() -> Vec<u8> {
+        let mut bytes = vec![OBJECT];
+        text(&mut bytes, "b");
+        bytes.push(ARRAY);
+        for value in [1.5, -0.0, f64::NAN] {
+            number(&mut bytes, value);
+        }
+        bytes.extend([ABSENT, END]);
+        for (key, value) in [("10", "x"), ("9", "")] {
+            text(&mut bytes, key);
+            if value.is_empty() {
+                bytes.push(TRUE);
+            } else {
+                text(&mut bytes, value);
+            }
+        }
+        text(&mut bytes, "é");
+        text(&mut bytes, "😀");
+        text(&mut bytes, "gone");
+        bytes.push(ABSENT);
+        text(&mut bytes, "a");
+        bytes.extend([LONG, 0, END]);
+        bytes
+    }
+
+    #[test]
+    fn every_canonical_rule_is_applied_to_a_value_as_javascript_holds_it() {
+        let long: Vec<u16> = "long".encode_utf16().collect();
+        assert_eq!(
+            canonical(&unsorted(), &[&long]),
+            Ok(
+                "{\"9\":true,\"10\":\"x\",\"a\":\"long\",\"b\":[1.5,0,null,null],\"é\":\"😀\"}"
+                    .to_owned()
+            )
+        );
+        // The same key as the JSON text of the same value, in any order.
+        let json = "{\"a\":\"long\",\"é\":\"😀\",\"b\":[1.5,0,null,null],\"10\":\"x\",\"9\":true}";
+        let key = |arguments| call_key(&[0x74], arguments, &mut Scratch::default());
+        assert_eq!(
+            key(Arguments::Transport {
+                bytes: &unsorted(),
+                pieces: &[&long]
+            }),
+            key(Arguments::Json(json))
+        );
+    }
+
+    #[test]
+    fn later_duplicates_win_and_an_absent_one_removes_the_member() {
+        let mut bytes = vec![OBJECT];
+        for (key, value) in [("b", NULL), ("a", TRUE), ("b", FALSE), ("a", ABSENT)] {
+            text(&mut bytes, key);
+            bytes.push(value);
+        }
+        bytes.push(END);
+        assert_eq!(canonical(&bytes, &[]), Ok("{\"b\":false}".to_owned()));
+    }
+
+    #[test]
+    fn wide_and_long_keys_sort_with_the_others() {
+        let long: Vec<u16> = "ā".repeat(3).encode_utf16().collect();
+        let mut bytes = vec![OBJECT];
+        for key in ["ā", "z", "", "0"] {
+            text(&mut bytes, key);
+            bytes.push(NULL);
+        }
+        bytes.extend([LONG, 0, NULL, END]);
+        assert_eq!(
+            canonical(&bytes, &[&long]),
+            Ok("{\"0\":null,\"\":null,\"z\":null,\"ā\":null,\"āāā\":null}".to_owned())
+        );
+    }
+
+    #[test]
+    fn a_malformed_transport_is_an_error() {
+        let mut number_cut = vec![ARRAY];
+        number_cut.extend([NUMBER, 0, 0]);
+        for bytes in [
+            &[][..],
+            &[12],
+            &[END],
+            &[ABSENT],
+            &[NULL, NULL],
+            &number_cut,
+            &[NARROW, 3, b'a', b'b'],
+            &[NARROW, 0x80],
+            &[WIDE, 1, b'a', 0],
+            &[LONG, 1],
+            &[LONG, 0x80, 0],
+            &[ARRAY, NULL],
+            &[ARRAY, END, END],
+            &[OBJECT, NULL, END],
+            &[OBJECT, NARROW, 1, b'a', END],
+            &[OBJECT, ABSENT, NULL, END],
+        ] {
+            assert!(
+                canonical(bytes, &[&[0x61]]).is_err(),
+                "{bytes:?} should be rejected"
+            );
+        }
+        assert_eq!(canonical(&[LONG, 0], &[&[0x61]]), Ok("\"a\"".to_owned()));
+    }
+
+    #[test]
+    fn deep_nesting_is_read_and_walked_without_recursion() {
+        let depth = 200_000;
+        let mut bytes = vec![ARRAY; depth];
+        bytes.push(ABSENT);
+        bytes.extend(std::iter::repeat_n(END, depth));
+        assert_eq!(canonical(&bytes, &[]).unwrap().len(), depth * 2 + 4);
+    }
+}

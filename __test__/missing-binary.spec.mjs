@@ -59,7 +59,7 @@ test('a platform without a prebuilt binary says so', (t) => {
     const { message } = missingBinaryError(new Error('inner'), expected)
     t.true(message.includes(`has no prebuilt binary for ${expected.machine}`), message)
     t.true(message.includes('npm run build'), message)
-    t.true(message.includes(`npm install --cpu=wasm32 ${pkg.name}-wasm32-wasi`), message)
+    t.true(message.includes(`npm install --force ${pkg.name}-wasm32-wasi (its package says cpu: wasm32)`), message)
   }
 })
 
@@ -75,7 +75,7 @@ test('the message names the machine, the expected package and how to build, in a
     [
       `${pkg.name} could not find its native binary for darwin-arm64: it expected the package ${pkg.name}-darwin-arm64, which is not installed.`,
       `It is an optionalDependency of ${pkg.name}: reinstall without --omit=optional, on the machine (os, cpu, libc) that runs it.`,
-      `Or install the WebAssembly build, slower but for any machine: npm install --cpu=wasm32 ${pkg.name}-wasm32-wasi`,
+      `Or install the WebAssembly build, slower but for any machine: npm install --force ${pkg.name}-wasm32-wasi (its package says cpu: wasm32)`,
       'To build from source: install Rust (cargo, https://rustup.rs), run `npm install` in a checkout of the package, then install',
       'that checkout, or set NAPI_RS_NATIVE_LIBRARY_PATH to the repeat-tool-guard.darwin-arm64.node it built (`npm run build`).',
       "What the loader tried is in this error's cause.",

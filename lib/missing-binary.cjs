@@ -88,7 +88,7 @@ function missingBinaryError(cause, expected = expectedBinary()) {
         ]
   const error = new Error([
     ...what,
-    `Or install the WebAssembly build, slower but for any machine: npm install --cpu=wasm32 ${WASI_PACKAGE}`,
+    `Or install the WebAssembly build, slower but for any machine: npm install --force ${WASI_PACKAGE} (its package says cpu: wasm32)`,
     'To build from source: install Rust (cargo, https://rustup.rs), run `npm install` in a checkout of the package, then install',
     `that checkout, or set NAPI_RS_NATIVE_LIBRARY_PATH to the ${napi.binaryName}.${expected.platform}.node it built (\`npm run build\`).`,
     "What the loader tried is in this error's cause.",

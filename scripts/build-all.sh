@@ -112,16 +112,23 @@ if [ ${#built[@]} -gt 0 ]; then
     if [ -d "$dir" ]; then mv "$dir" .tools/wasi-aside/; fi
   done
   node -e 'console.log(JSON.stringify({ targets: process.argv.slice(1) }))' "${present[@]}" > artifacts/napi-built.json
+  # napi artifacts also deletes the package root's binaries of targets its config leaves out: keep
+  # the host's (`npm run build`'s) when this run did not build it.
+  host_binary=$(node -p "require('./lib/missing-binary.cjs').expectedBinary().platform")
+  if [ -f "repeat-tool-guard.$host_binary.node" ]; then cp "repeat-tool-guard.$host_binary.node" .tools/wasi-aside/host.node; fi
   if [ ${#present[@]} -gt 0 ]; then
     node_modules/.bin/napi artifacts --config-path artifacts/napi-built.json --output-dir artifacts --npm-dir npm
   fi
+  if [ -f .tools/wasi-aside/host.node ] && [ ! -f "repeat-tool-guard.$host_binary.node" ]; then
+    mv .tools/wasi-aside/host.node "repeat-tool-guard.$host_binary.node"
+  fi
+  rm -f .tools/wasi-aside/host.node
   for dir in .tools/wasi-aside/*/; do
     if [ -d "$dir" ]; then mv "$dir" artifacts/; fi
   done
   rmdir .tools/wasi-aside
   # napi artifacts also drops a copy of each binary in the package root (where the generated loader
   # looks first): keep only the host's, which `npm run build` makes anyway.
-  host_binary=$(node -p "require('./lib/missing-binary.cjs').expectedBinary().platform")
   for copy in repeat-tool-guard.*.node; do
     [ "$copy" = "repeat-tool-guard.$host_binary.node" ] || rm -f "$copy"
   done

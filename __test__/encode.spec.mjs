@@ -15,6 +15,12 @@ import { randomJson, rng } from './oracle.mjs'
 const binding = createRequire(import.meta.url)('../lib/native.cjs')
 // The native class itself: these tests hand its guards' handles to the hot path, as the plugin does.
 const { RepeatToolGuard } = binding
+// The WASI build (NAPI_RS_FORCE_WASI) makes no call memory: emnapi's external buffers are copies,
+// so encode.js always writes into buffers of its own. The tests of the call memory run on native
+// builds; the WASI build has a test of its fallback instead.
+const WASI = binding.__napiBindingTarget === 'wasm32-wasi'
+const withCallMemory = WASI ? test.serial.skip : test.serial
+const withoutCallMemory = WASI ? test.serial : test.serial.skip
 
 /** A string's key form (core/src/form.rs): tag, LEB128 length, code units in one byte or two. */
 function stringForm(text) {
@@ -290,7 +296,7 @@ test('calls of a few agents and tools in any order count on the fast path as on 
   t.true(reminders > 100)
 })
 
-test.serial('a call in the call memory is read where it lies; a second copy of encode.js takes the memory over, and the first hands its own buffer over', async (t) => {
+withCallMemory('a call in the call memory is read where it lies; a second copy of encode.js takes the memory over, and the first hands its own buffer over', async (t) => {
   // A test runner's isolated module graph: another encode.js in the same thread, same binding.
   const second = await import('../lib/encode.js?second-copy')
   second.useMemory(binding.__callMemory)
@@ -355,7 +361,7 @@ test.serial('without call memory from the binding (a runtime without external bu
   }
 })
 
-test.serial('the call memory read unasked: a bad header is a clear error, a bad size is refused, and a thread without call memory says so', async (t) => {
+withCallMemory('the call memory read unasked: a bad header is a clear error, a bad size is refused, and a thread without call memory says so', async (t) => {
   const guard = new RepeatToolGuard({})
   useMemory(binding.__callMemory)
   for (const [index, value, message] of [
@@ -398,6 +404,43 @@ test.serial('the call memory read unasked: a bad header is a clear error, a bad 
   const message = await new Promise((resolve, reject) => worker.once('message', resolve).once('error', reject))
   await worker.terminate()
   t.regex(message, /no call memory/)
+})
+
+withoutCallMemory('the WASI build makes no call memory: __callMemory checks its size and gives none, encode.js writes into buffers of its own, and every call is handed over and counts as on the class path', async (t) => {
+  t.is(binding.__callMemory(HEADER * 8), undefined)
+  t.throws(() => binding.__callMemory(HEADER * 8 - 1), { message: /memory size out of range/ })
+  t.throws(() => binding.__observeMemory(), { message: /no call memory/ })
+  useMemory(binding.__callMemory)
+  const next = rng(13)
+  const fastGuard = new RepeatToolGuard({ thresholds: [2, 3, 5] })
+  const classGuard = new RepeatToolGuard({ thresholds: [2, 3, 5] })
+  const pick = (list) => list[Math.floor(next() * list.length)]
+  // A long string goes to `pieces`; the ~5 KB one makes the buffer grow.
+  const argsList = [{ q: 1 }, { q: [2] }, { q: 'x'.repeat(200) }, { q: 'y'.repeat(5000), n: [1, 2] }]
+  let call = ['a', 'x', argsList[0]]
+  let reminders = 0
+  for (let i = 0; i < 2000; i++) {
+    if (next() < 0.4) call = [pick(['a', 'agent-1', 'é']), pick(['x', 'gx']), pick(argsList)]
+    const [agent, tool, args] = call
+    t.true(encode(args, agent, tool, fastGuard.__handle()))
+    t.false(inMemory())
+    t.true(encoded.memory instanceof ArrayBuffer)
+    const fast = binding.__observeEncoded(encoded.memory, encoded.pieces)
+    release()
+    const slow = classGuard.observe(agent, tool, args)
+    t.deepEqual(fast ?? null, slow, `call ${i}: ${JSON.stringify(call).slice(0, 60)}`)
+    if (slow) reminders++
+  }
+  t.true(reminders > 100, String(reminders))
+  // The plugin's own listener, on the same fallback.
+  const listener = listenersOf(plugin, { thresholds: [3] })['tools/post-execute']
+  const agent = { id: 'wasi' }
+  const reminded = []
+  for (let i = 0; i < 4; i++) {
+    const decision = await listener({ name: 'grep', agent, arguments: { q: 1 } }, {}, () => Promise.resolve({ kind: 'accept' }))
+    reminded.push(decision.additionalContexts?.length ?? 0)
+  }
+  t.deepEqual(reminded, [0, 0, 1, 0])
 })
 
 test('agent ids and tool names of every kind key a call as the class path does', (t) => {

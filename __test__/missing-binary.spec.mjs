@@ -22,10 +22,29 @@ const table = [
   [['darwin', 'arm64'], 'darwin-arm64', 'darwin-arm64', 'aarch64-apple-darwin'],
   [['win32', 'x64'], 'win32-x64', 'win32-x64-msvc', 'x86_64-pc-windows-msvc'],
   [['win32', 'arm64'], 'win32-arm64', 'win32-arm64-msvc', 'aarch64-pc-windows-msvc'],
+  [['win32', 'ia32'], 'win32-ia32', 'win32-ia32-msvc', 'i686-pc-windows-msvc'],
+  [['linux', 'arm', 'gnu'], 'linux-arm (glibc)', 'linux-arm-gnueabihf', 'armv7-unknown-linux-gnueabihf'],
+  [['linux', 'riscv64', 'gnu'], 'linux-riscv64 (glibc)', 'linux-riscv64-gnu', 'riscv64gc-unknown-linux-gnu'],
+  [['linux', 's390x', 'gnu'], 'linux-s390x (glibc)', 'linux-s390x-gnu', 's390x-unknown-linux-gnu'],
+  [['linux', 'ppc64', 'gnu'], 'linux-ppc64 (glibc)', 'linux-ppc64-gnu', 'powerpc64le-unknown-linux-gnu'],
+  [['android', 'arm64'], 'android-arm64', 'android-arm64', 'aarch64-linux-android'],
+  [['freebsd', 'x64'], 'freebsd-x64', 'freebsd-x64', 'x86_64-unknown-freebsd'],
 ]
 
+test('the WebAssembly build is a configured target with its platform package', (t) => {
+  t.true(pkg.napi.targets.includes('wasm32-wasip1-threads'))
+  const wasi = require('../npm/wasm32-wasi/package.json')
+  t.is(wasi.name, `${pkg.name}-wasm32-wasi`)
+  t.deepEqual(wasi.cpu, ['wasm32'])
+  t.is(wasi.version, pkg.version)
+  t.true(wasi.files.includes('repeat-tool-guard.wasm32-wasi.wasm') && wasi.files.includes(wasi.main))
+  // The runtime the generated WASI loader requires, at the versions it was built with.
+  for (const name of ['@emnapi/core', '@emnapi/runtime']) t.is(wasi.dependencies[name], pkg.devDependencies[name], name)
+  t.is(wasi.dependencies['@napi-rs/wasm-runtime'], `~${pkg.devDependencies['@napi-rs/wasm-runtime']}`)
+})
+
 test('every configured target has its platform package and a row in the table', (t) => {
-  t.deepEqual(table.map((row) => row[3]).sort(), [...pkg.napi.targets].sort())
+  t.deepEqual(table.map((row) => row[3]).sort(), pkg.napi.targets.filter((target) => !target.startsWith('wasm32-')).sort())
   for (const [args, machine, platform, target] of table) {
     const expected = expectedBinary(...args)
     t.deepEqual(expected, { machine, platform, target, packageName: `${pkg.name}-${platform}`, published: true })
@@ -34,12 +53,13 @@ test('every configured target has its platform package and a row in the table', 
 })
 
 test('a platform without a prebuilt binary says so', (t) => {
-  for (const args of [['freebsd', 'x64'], ['linux', 'ia32', 'gnu'], ['linux', 'riscv64', 'gnu'], ['win32', 'ia32']]) {
+  for (const args of [['openbsd', 'x64'], ['linux', 'ia32', 'gnu'], ['linux', 'riscv64', 'musl'], ['linux', 'arm', 'musl'], ['android', 'arm']]) {
     const expected = expectedBinary(...args)
     t.false(expected.published)
     const { message } = missingBinaryError(new Error('inner'), expected)
     t.true(message.includes(`has no prebuilt binary for ${expected.machine}`), message)
     t.true(message.includes('npm run build'), message)
+    t.true(message.includes(`npm install --force ${pkg.name}-wasm32-wasi (its package says cpu: wasm32)`), message)
   }
 })
 
@@ -55,6 +75,7 @@ test('the message names the machine, the expected package and how to build, in a
     [
       `${pkg.name} could not find its native binary for darwin-arm64: it expected the package ${pkg.name}-darwin-arm64, which is not installed.`,
       `It is an optionalDependency of ${pkg.name}: reinstall without --omit=optional, on the machine (os, cpu, libc) that runs it.`,
+      `Or install the WebAssembly build, slower but for any machine: npm install --force ${pkg.name}-wasm32-wasi (its package says cpu: wasm32)`,
       'To build from source: install Rust (cargo, https://rustup.rs), run `npm install` in a checkout of the package, then install',
       'that checkout, or set NAPI_RS_NATIVE_LIBRARY_PATH to the repeat-tool-guard.darwin-arm64.node it built (`npm run build`).',
       "What the loader tried is in this error's cause.",
@@ -81,6 +102,7 @@ test('importing a copy of the package without its binary throws that error', (t)
   writeFileSync(join(dir, 'uncaught.mjs'), "await import('./index.js')\n")
   const env = { ...process.env }
   delete env.NAPI_RS_NATIVE_LIBRARY_PATH
+  delete env.NAPI_RS_FORCE_WASI
   const out = JSON.parse(execFileSync(process.execPath, [join(dir, 'probe.mjs')], { env, encoding: 'utf8' }))
   const expected = expectedBinary()
   t.is(out.code, 'ERR_REPEAT_TOOL_GUARD_NO_BINARY')

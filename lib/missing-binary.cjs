@@ -1,5 +1,6 @@
 // What to tell a user when no native binary for their platform loads: which platform, which
-// package was expected, and how to build from source. Used by native.cjs; tested on its own.
+// package was expected, how to install the WebAssembly build instead, and how to build from
+// source. Used by native.cjs; tested on its own.
 'use strict'
 
 const { name: PACKAGE, napi } = require('../package.json')
@@ -30,7 +31,17 @@ const TRIPLES = {
   'darwin-arm64': 'aarch64-apple-darwin',
   'win32-x64': 'x86_64-pc-windows-msvc',
   'win32-arm64': 'aarch64-pc-windows-msvc',
+  'win32-ia32': 'i686-pc-windows-msvc',
+  'linux-arm-gnueabihf': 'armv7-unknown-linux-gnueabihf',
+  'linux-riscv64-gnu': 'riscv64gc-unknown-linux-gnu',
+  'linux-s390x-gnu': 's390x-unknown-linux-gnu',
+  'linux-ppc64-gnu': 'powerpc64le-unknown-linux-gnu',
+  'android-arm64': 'aarch64-linux-android',
+  'freebsd-x64': 'x86_64-unknown-freebsd',
 }
+
+/** The WebAssembly build's package: it runs wherever no native binary fits. */
+const WASI_PACKAGE = `${PACKAGE}-wasm32-wasi`
 
 /**
  * The prebuilt binary this package would use on `platform`/`arch` (with `libc` on Linux):
@@ -42,7 +53,8 @@ function expectedBinary(platform = process.platform, arch = process.arch, libc =
   let abi = `${platform}-${arch}`
   let machine = abi
   if (platform === 'linux') {
-    abi += `-${libc ?? 'gnu'}`
+    // 32-bit ARM Linux binaries are built for the hard-float ABI (gnueabihf, musleabihf).
+    abi += `-${libc ?? 'gnu'}${arch === 'arm' ? 'eabihf' : ''}`
     machine += libc === 'musl' ? ' (musl)' : ' (glibc)'
   }
   const target = TRIPLES[abi]
@@ -76,6 +88,7 @@ function missingBinaryError(cause, expected = expectedBinary()) {
         ]
   const error = new Error([
     ...what,
+    `Or install the WebAssembly build, slower but for any machine: npm install --force ${WASI_PACKAGE} (its package says cpu: wasm32)`,
     'To build from source: install Rust (cargo, https://rustup.rs), run `npm install` in a checkout of the package, then install',
     `that checkout, or set NAPI_RS_NATIVE_LIBRARY_PATH to the ${napi.binaryName}.${expected.platform}.node it built (\`npm run build\`).`,
     "What the loader tried is in this error's cause.",
@@ -102,4 +115,4 @@ function attemptsError(cause) {
   return error
 }
 
-module.exports = { expectedBinary, missingBinaryError }
+module.exports = { WASI_PACKAGE, expectedBinary, missingBinaryError }

@@ -1,12 +1,14 @@
-// Checks each native binary in npm/<platform>/ (or the .node files named on the command line):
-// the file format and architecture its platform needs, the exported napi entry point, and the
-// libraries it needs at run time (only the C library and the OS's own; never a libnode).
+// Checks each native binary in npm/<platform>/ (or the .node and .wasm files named on the command
+// line): the file format and architecture its platform needs, the exported napi entry point, and
+// the libraries it needs at run time (only the C library and the OS's own; never a libnode). The
+// WebAssembly build: a wasm32-wasip1-threads module importing only Node-API, emnapi, WASI and its
+// shared memory, exporting napi_register_wasm_v1, with the loaders its package lists.
 // ELF through `readelf` (and `file` where installed); Mach-O and PE load commands and import
 // tables are read here, so the check also runs on macOS and Windows.
 // Usage: node scripts/check-binaries.mjs [--require-all] [file.node ...]   Exit status 1 on a failure.
 import { execFileSync } from 'node:child_process'
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs'
-import { basename, join } from 'node:path'
+import { basename, dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
@@ -23,12 +25,24 @@ const EXPECT = {
   'darwin-arm64': { format: 'Mach-O', arch: 'arm64', macos: [11, 0] },
   'win32-x64-msvc': { format: 'PE', arch: 'x64' },
   'win32-arm64-msvc': { format: 'PE', arch: 'arm64' },
+  'win32-ia32-msvc': { format: 'PE32', arch: 'ia32' },
+  'linux-arm-gnueabihf': { format: 'ELF32', arch: 'arm', libc: 'gnu', float: 'hard' },
+  'linux-riscv64-gnu': { format: 'ELF', arch: 'riscv64', libc: 'gnu' },
+  'linux-s390x-gnu': { format: 'ELF', arch: 's390x', libc: 'gnu' },
+  'linux-ppc64-gnu': { format: 'ELF', arch: 'ppc64', libc: 'gnu', endian: 'little' },
+  'android-arm64': { format: 'ELF', arch: 'aarch64', libc: 'bionic' },
+  'freebsd-x64': { format: 'ELF', arch: 'x86-64', libc: 'freebsd' },
+  // The WebAssembly build: checked by `wasm` below (a module, not a shared library).
+  'wasm32-wasi': { format: 'wasm', arch: 'wasm32' },
 }
 
 // Libraries a binary may need. glibc's own split libraries; musl's single libc.so; macOS system
 // libraries and frameworks; Windows system DLLs, the C runtime and node.exe (napi symbols).
 const ALLOWED = {
-  gnu: /^(libc\.so\.6|libm\.so\.6|libgcc_s\.so\.1|libpthread\.so\.0|libdl\.so\.2|librt\.so\.1|ld-linux-(x86-64|aarch64)\.so\.[12])$/,
+  gnu: /^(libc\.so\.6|libm\.so\.6|libgcc_s\.so\.1|libpthread\.so\.0|libdl\.so\.2|librt\.so\.1|ld-linux-(x86-64|aarch64|armhf|riscv64-lp64d)\.so\.[123]|ld64\.so\.[12])$/,
+  // Android's bionic (the NDK's libraries) and FreeBSD's base system.
+  bionic: /^(libc\.so|libm\.so|libdl\.so|liblog\.so)$/,
+  freebsd: /^(libc\.so\.7|libm\.so\.5|libthr\.so\.3|libgcc_s\.so\.1|libexecinfo\.so\.1|libutil\.so\.9|librt\.so\.1)$/,
   musl: /^(libc\.so|libgcc_s\.so\.1)$/,
   'Mach-O': /^(\/usr\/lib\/libSystem\.B\.dylib|\/usr\/lib\/libiconv\.2\.dylib|\/usr\/lib\/libcharset\.1\.dylib|\/usr\/lib\/libresolv\.9\.dylib|\/System\/Library\/Frameworks\/[A-Za-z]+\.framework\/.*)$/,
   PE: /^(kernel32|ntdll|advapi32|bcrypt|bcryptprimitives|userenv|ws2_32|ole32|oleaut32|shell32|synchronization|vcruntime140(_1)?|msvcp140|node|api-ms-win-[a-z0-9-]+)\.(dll|exe)$/i,
@@ -43,6 +57,16 @@ function has(tool) {
   }
 }
 
+// readelf's machine names, as EXPECT names the architectures.
+const ELF_MACHINES = {
+  'Advanced Micro Devices X86-64': 'x86-64',
+  AArch64: 'aarch64',
+  ARM: 'arm',
+  'RISC-V': 'riscv64',
+  'IBM S/390': 's390x',
+  'PowerPC64': 'ppc64',
+}
+
 function elf(file) {
   const header = execFileSync('readelf', ['-h', '-W', file], { encoding: 'utf8' })
   const field = (name) => header.match(new RegExp(`^\\s*${name}:\\s*(.*)$`, 'm'))?.[1].trim()
@@ -53,13 +77,16 @@ function elf(file) {
   const glibc = [...new Set([...versions.matchAll(/Name: GLIBC_([0-9.]+)/g)].map((m) => m[1]))]
     .sort((a, b) => a.localeCompare(b, 'en', { numeric: true }))
   const symbols = execFileSync('readelf', ['--dyn-syms', '-W', file], { encoding: 'utf8' })
+  const flags = field('Flags') ?? ''
   return {
     format: header.includes('ELF64') ? 'ELF' : 'ELF32',
     kind: field('Type')?.split(' ')[0],
-    arch: machine === 'Advanced Micro Devices X86-64' ? 'x86-64' : machine === 'AArch64' ? 'aarch64' : machine,
+    arch: ELF_MACHINES[machine] ?? machine,
+    endian: /little endian/.test(field('Data') ?? '') ? 'little' : 'big',
+    float: /hard-float/.test(flags) ? 'hard' : /soft-float/.test(flags) ? 'soft' : undefined,
     needed,
     glibc: glibc.at(-1),
-    exportsEntry: /\sGLOBAL\s+DEFAULT\s+\d+\s+napi_register_module_v1$/m.test(symbols),
+    exportsEntry: /\sGLOBAL\s+DEFAULT\s+(\[[^\]]*\]\s+)?\d+\s+napi_register_module_v1$/m.test(symbols),
   }
 }
 
@@ -133,14 +160,42 @@ function pe(buffer) {
   return {
     format: pe32plus ? 'PE' : 'PE32',
     kind: characteristics & 0x2000 ? 'DLL' : 'EXE',
-    arch: machine === 0x8664 ? 'x64' : machine === 0xaa64 ? 'arm64' : `machine ${machine.toString(16)}`,
+    arch: machine === 0x8664 ? 'x64' : machine === 0xaa64 ? 'arm64' : machine === 0x14c ? 'ia32' : `machine ${machine.toString(16)}`,
     needed,
     exportsEntry: buffer.includes('napi_register_module_v1'),
   }
 }
 
+// What the WebAssembly build may import: Node-API and emnapi's additions (from the host, through
+// emnapi), WASI preview 1 and wasi-threads' thread-spawn, and the shared memory the threads use.
+const WASM_IMPORTS = {
+  env: /^(napi_[a-z0-9_]+|node_api_[a-z0-9_]+|_?emnapi_[a-z0-9_]+|memory)$/,
+  napi: /^(napi_[a-z0-9_]+)$/,
+  emnapi: /^(emnapi_[a-z0-9_]+)$/,
+  wasi_snapshot_preview1: /^[a-z_]+$/,
+  wasi: /^thread-spawn$/,
+}
+
+function wasm(buffer) {
+  const module = new WebAssembly.Module(buffer)
+  const imports = WebAssembly.Module.imports(module)
+  const exports = WebAssembly.Module.exports(module).map((entry) => entry.name)
+  const memory = imports.find((entry) => entry.kind === 'memory')
+  return {
+    format: 'wasm',
+    kind: 'module',
+    arch: 'wasm32',
+    needed: [...new Set(imports.map((entry) => entry.module))],
+    unexpectedImports: imports.filter((entry) => !WASM_IMPORTS[entry.module]?.test(entry.name)).map((entry) => `${entry.module}.${entry.name}`),
+    importsMemory: memory !== undefined,
+    threads: imports.some((entry) => entry.module === 'wasi' && entry.name === 'thread-spawn') && exports.includes('wasi_thread_start'),
+    exportsEntry: exports.includes('napi_register_wasm_v1'),
+  }
+}
+
 function inspect(file) {
   const buffer = readFileSync(file)
+  if (buffer.toString('latin1', 0, 4) === '\0asm') return wasm(buffer)
   if (buffer.toString('latin1', 1, 4) === 'ELF') {
     if (!has('readelf')) return { format: 'ELF', error: 'readelf is not installed' }
     return elf(file)
@@ -158,15 +213,32 @@ function check(platform, file) {
   else {
     if (info.format !== expect.format) problems.push(`format ${info.format}, expected ${expect.format}`)
     if (info.arch !== expect.arch) problems.push(`architecture ${info.arch}, expected ${expect.arch}`)
-    const shared = { ELF: 'DYN', 'Mach-O': ['DYLIB', 'BUNDLE'], PE: 'DLL' }[expect.format]
+    const shared = { ELF: 'DYN', ELF32: 'DYN', 'Mach-O': ['DYLIB', 'BUNDLE'], PE: 'DLL', PE32: 'DLL', wasm: 'module' }[expect.format]
     if (info.kind !== undefined && ![shared].flat().includes(info.kind)) problems.push(`${info.kind}, not a shared library`)
-    const allowed = ALLOWED[expect.libc ?? expect.format]
-    const unexpected = (info.needed ?? []).filter((lib) => !allowed.test(lib))
-    if (unexpected.length) problems.push(`needs unexpected libraries: ${unexpected.join(', ')}`)
+    if (expect.format === 'wasm') {
+      // Its package's other files: the loaders napi generated beside the module.
+      const manifest = join(dirname(file), 'package.json')
+      if (existsSync(manifest)) {
+        const missing = JSON.parse(readFileSync(manifest, 'utf8')).files.filter((name) => !existsSync(join(dirname(file), name)))
+        if (missing.length) problems.push(`its package lacks ${missing.join(', ')}`)
+      }
+      if (info.unexpectedImports.length) problems.push(`unexpected imports: ${info.unexpectedImports.join(', ')}`)
+      if (!info.importsMemory) problems.push('does not import its memory (the loader shares one memory with the threads)')
+      if (!info.threads) problems.push('not a wasm32-wasip1-threads module (no wasi thread-spawn import and wasi_thread_start export)')
+    } else {
+      const allowed = ALLOWED[expect.libc ?? expect.format.replace(/32$/, '')]
+      const unexpected = (info.needed ?? []).filter((lib) => !allowed.test(lib))
+      if (unexpected.length) problems.push(`needs unexpected libraries: ${unexpected.join(', ')}`)
+    }
+    if (expect.endian && info.endian !== expect.endian) problems.push(`${info.endian} endian, expected ${expect.endian}`)
+    if (expect.float && info.float !== expect.float) problems.push(`${info.float ?? 'unknown'} float ABI, expected ${expect.float}`)
+    // FreeBSD's lld leaves OS/ABI at System V: its C library's soname tells it apart.
+    if (expect.libc === 'freebsd' && !(info.needed ?? []).includes('libc.so.7')) problems.push("does not need FreeBSD's libc.so.7")
+    if (expect.libc === 'bionic' && !(info.needed ?? []).includes('libc.so')) problems.push("does not need bionic's libc.so")
     if (expect.libc === 'gnu' && !(info.needed ?? []).includes('libc.so.6')) problems.push('does not need glibc (libc.so.6)')
     if (expect.libc === 'musl' && !(info.needed ?? []).includes('libc.so')) problems.push("does not need musl's libc.so")
     if (expect.libc === 'musl' && info.glibc) problems.push(`needs glibc symbol versions (GLIBC_${info.glibc})`)
-    if (!info.exportsEntry) problems.push('napi_register_module_v1 not exported')
+    if (!info.exportsEntry) problems.push(`${expect.format === 'wasm' ? 'napi_register_wasm_v1' : 'napi_register_module_v1'} not exported`)
     if (expect.macos && (!info.minimum || info.minimum[0] * 100 + info.minimum[1] > expect.macos[0] * 100 + expect.macos[1])) {
       problems.push(`needs macOS ${info.minimum?.join('.') ?? '(unknown)'}, newer than ${expect.macos.join('.')} (set MACOSX_DEPLOYMENT_TARGET)`)
     }
@@ -194,7 +266,7 @@ if (files.length) {
   }
 } else {
   for (const platform of readdirSync(join(root, 'npm')).sort()) {
-    const file = join(root, 'npm', platform, `${napi.binaryName}.${platform}.node`)
+    const file = join(root, 'npm', platform, `${napi.binaryName}.${platform}.${platform.startsWith('wasm32-') ? 'wasm' : 'node'}`)
     if (existsSync(file)) {
       ok = check(platform, file) && ok
       checked++

@@ -11,6 +11,13 @@
 #   (default: node_modules' Node 22), or "skip" to leave those out (CI's Node 20 job).
 # TEST_EXTRA_NODE: the further Node that the addon and harness suites also run on, >= 22.19
 #   (default: node_modules' Node 26), or "skip" (CI's jobs each test only the Node they set up).
+# NAPI_RS_FORCE_WASI=1 (`npm run test:wasi`; also true or error): the WebAssembly (WASI) build in
+#   place of the native one. It is built first (scripts/build-all.sh wasm32-wasip1-threads, a stage
+#   counted like the others) and its loader put in the package root, where the generated loader
+#   looks for it; then the addon suites on the host's Node and on TEST_EXTRA_NODE, the harness
+#   suites on TEST_HARNESS_NODE, and the packed root and WASI packages in a fresh harness project
+#   without a native package (__test__/wasi/). cargo test, fuzzing and the native install suites
+#   are the native run's.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -43,6 +50,25 @@ stage_done() {
   stage_name=
 }
 
+WASI=
+case ${NAPI_RS_FORCE_WASI:-} in 1 | true | error) WASI=1 ;; esac
+skipped=0
+
+if [ -n "$WASI" ]; then
+  stage "build the WASI binary (scripts/build-all.sh wasm32-wasip1-threads)"
+  if bash scripts/build-all.sh wasm32-wasip1-threads; then
+    # Where a checkout's loader finds the WASI build: beside binding.cjs.
+    cp npm/wasm32-wasi/repeat-tool-guard.wasi.cjs npm/wasm32-wasi/repeat-tool-guard.wasm32-wasi.wasm npm/wasm32-wasi/wasi-worker.mjs .
+    echo "ok: the WASI binary is built and checked"
+    passed=$((passed + 1))
+  else
+    echo "not ok: the WASI binary did not build or failed its check"
+    failed=$((failed + 1))
+  fi
+  stage_done
+fi
+
+if [ -z "$WASI" ]; then
 # cargo test prints "test result: ok. N passed; M failed; ..." per test binary.
 stage "cargo test (core; compiles the tests first)"
 cargo test --workspace --quiet 2>&1 | tee "$log/cargo"
@@ -70,6 +96,7 @@ case $fuzz_status in
   *) failed=$((failed + 1)) ;;
 esac
 stage_done
+fi
 
 # ava's TAP reporter prints "ok N - title" / "not ok N - title" per test; a skipped or todo test is
 # "ok N - title # SKIP" / "# TODO" and counts as neither.
@@ -118,7 +145,11 @@ if [ "$NODE_EXTRA" != skip ]; then
   run_ava harness "$NODE_EXTRA" --timeout=5m '__test__/harness/*.spec.mjs'
 fi
 
-TEST_HARNESS_NODE="$NODE_HARNESS" run_ava install "$NODE_HOST" --timeout=10m '__test__/install/*.spec.mjs'
+if [ -n "$WASI" ]; then
+  TEST_HARNESS_NODE="$NODE_HARNESS" run_ava "install (the WASI package)" "$NODE_HOST" --timeout=10m '__test__/wasi/*.spec.mjs'
+else
+  TEST_HARNESS_NODE="$NODE_HARNESS" run_ava install "$NODE_HOST" --timeout=10m '__test__/install/*.spec.mjs'
+fi
 
 stage "generated files match the build"
 if git diff --quiet -- binding.d.ts binding.cjs 2>/dev/null; then

@@ -14,9 +14,18 @@ if (forced === '1') process.env.NAPI_RS_FORCE_WASI = 'true'
 // that decoder replaces a lone surrogate with U+FFFD and drops a leading U+FEFF, where Node-API
 // keeps every code unit. During the load, that one decoder is an exact one.
 const NativeTextDecoder = globalThis.TextDecoder
+const littleEndian = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1
 const exactUtf16 = {
   decode(view) {
-    const units = new Uint16Array(view.buffer, view.byteOffset, view.byteLength >>> 1)
+    const length = view.byteLength >>> 1
+    let units
+    if (littleEndian && view.byteOffset % 2 === 0) units = new Uint16Array(view.buffer, view.byteOffset, length)
+    else {
+      // The module's memory is little-endian, whatever the machine's byte order.
+      units = new Uint16Array(length)
+      const bytes = new DataView(view.buffer, view.byteOffset, view.byteLength)
+      for (let i = 0; i < length; i++) units[i] = bytes.getUint16(i * 2, true)
+    }
     let text = ''
     for (let i = 0; i < units.length; i += 4096) text += String.fromCharCode.apply(null, units.subarray(i, i + 4096))
     return text

@@ -3,21 +3,24 @@
 # (__test__/*.spec.mjs) on the Node that runs npm (the host's, >= 20) and on Node 26, the harness
 # suites (__test__/harness/*.spec.mjs; the real harness needs Node >= 22.19) on Node 22 and on Node 26,
 # the install test (the packed packages in a fresh harness project) on the host's Node with Node 22
-# for the harness, and a check that the committed generated files match the build. Nodes 22
-# and 26 are the node22 and node26 devDependencies in node_modules. Each stage starts with a "=="
-# line (with the Node's version for the ava suites) and ends with one giving its time in seconds;
-# the last line is "N passed, N failed". A fuzz step that prints "skip: fuzz" counts as neither.
-# TEST_HARNESS_NODE: the Node for the harness suites' first run and the install test's agent turn
+# for the harness, the same on the WebAssembly (WASI) build, and a check that the committed
+# generated files match the build. Nodes 22 and 26 are the node22 and node26 devDependencies in
+# node_modules. Each stage starts with a "==" line (with the Node's version for the ava suites) and
+# ends with one giving its time in seconds; the last line is "N passed, N failed". A fuzz step that
+# prints "skip: fuzz" counts as neither.
+# The WASI stages: the WASI binary is built (scripts/build-all.sh wasm32-wasip1-threads, a stage
+#   counted like the others) and its loader put in the package root, where the generated loader
+#   looks for it; then, with NAPI_RS_FORCE_WASI=1, the addon suites on the host's Node, the harness
+#   suites on TEST_HARNESS_NODE, and the packed root and WASI packages in a fresh harness project
+#   without a native package (__test__/wasi/).
+# TEST_HARNESS_NODE: the Node for the harness suites' first run and the install tests' agent turns
 #   (default: node_modules' Node 22), or "skip" to leave those out (CI's Node 20 job).
 # TEST_EXTRA_NODE: the further Node that the addon and harness suites also run on, >= 22.19
 #   (default: node_modules' Node 26), or "skip" (CI's jobs each test only the Node they set up).
-# NAPI_RS_FORCE_WASI=1 (`npm run test:wasi`; also true or error): the WebAssembly (WASI) build in
-#   place of the native one. It is built first (scripts/build-all.sh wasm32-wasip1-threads, a stage
-#   counted like the others) and its loader put in the package root, where the generated loader
-#   looks for it; then the addon suites on the host's Node and on TEST_EXTRA_NODE, the harness
-#   suites on TEST_HARNESS_NODE, and the packed root and WASI packages in a fresh harness project
-#   without a native package (__test__/wasi/). cargo test, fuzzing and the native install suites
-#   are the native run's.
+# TEST_WASI=skip leaves the WASI stages out.
+# NAPI_RS_FORCE_WASI=1 (`npm run test:wasi`; also true or error): the WASI stages only, with the
+#   addon and harness suites on TEST_EXTRA_NODE too; cargo test, fuzzing and the native suites are
+#   left out.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -50,25 +53,11 @@ stage_done() {
   stage_name=
 }
 
-WASI=
-case ${NAPI_RS_FORCE_WASI:-} in 1 | true | error) WASI=1 ;; esac
+WASI_ONLY=
+case ${NAPI_RS_FORCE_WASI:-} in 1 | true | error) WASI_ONLY=1 ;; esac
 skipped=0
 
-if [ -n "$WASI" ]; then
-  stage "build the WASI binary (scripts/build-all.sh wasm32-wasip1-threads)"
-  if bash scripts/build-all.sh wasm32-wasip1-threads; then
-    # Where a checkout's loader finds the WASI build: beside binding.cjs.
-    cp npm/wasm32-wasi/repeat-tool-guard.wasi.cjs npm/wasm32-wasi/repeat-tool-guard.wasm32-wasi.wasm npm/wasm32-wasi/wasi-worker.mjs .
-    echo "ok: the WASI binary is built and checked"
-    passed=$((passed + 1))
-  else
-    echo "not ok: the WASI binary did not build or failed its check"
-    failed=$((failed + 1))
-  fi
-  stage_done
-fi
-
-if [ -z "$WASI" ]; then
+if [ -z "$WASI_ONLY" ]; then
 # cargo test prints "test result: ok. N passed; M failed; ..." per test binary.
 stage "cargo test (core; compiles the tests first)"
 cargo test --workspace --quiet 2>&1 | tee "$log/cargo"
@@ -123,32 +112,65 @@ missing() {
   failed=$((failed + 1))
 }
 
-run_ava addon "$NODE_HOST" --timeout=2m '__test__/*.spec.mjs'
-if [ "$NODE_EXTRA" = skip ]; then
-  echo "== addon and harness suites on a further Node skipped (TEST_EXTRA_NODE=skip)"
-elif [ -x "$NODE_EXTRA" ]; then
-  run_ava addon "$NODE_EXTRA" --timeout=2m '__test__/*.spec.mjs'
-else
-  missing "the addon suites' second run" "$NODE_EXTRA" TEST_EXTRA_NODE
+# The Nodes: a Node that is not there is a failure once, and then left out.
+if [ "$NODE_EXTRA" != skip ] && [ ! -x "$NODE_EXTRA" ]; then
+  missing "the addon and harness suites' second run" "$NODE_EXTRA" TEST_EXTRA_NODE
   NODE_EXTRA=skip
 fi
-
-if [ "$NODE_HARNESS" = skip ]; then
-  echo "== harness suites' first run skipped (TEST_HARNESS_NODE=skip): they need Node >= 22.19"
-elif [ -x "$NODE_HARNESS" ]; then
-  run_ava harness "$NODE_HARNESS" --timeout=5m '__test__/harness/*.spec.mjs'
-else
+if [ "$NODE_HARNESS" != skip ] && [ ! -x "$NODE_HARNESS" ]; then
   missing "the harness suites" "$NODE_HARNESS" TEST_HARNESS_NODE
   NODE_HARNESS=skip
 fi
-if [ "$NODE_EXTRA" != skip ]; then
-  run_ava harness "$NODE_EXTRA" --timeout=5m '__test__/harness/*.spec.mjs'
-fi
 
-if [ -n "$WASI" ]; then
-  TEST_HARNESS_NODE="$NODE_HARNESS" run_ava "install (the WASI package)" "$NODE_HOST" --timeout=10m '__test__/wasi/*.spec.mjs'
+# suites LABEL EXTRA INSTALL_GLOB: the addon suites on the host's Node (and on the further Node
+# when EXTRA is "extra"), the harness suites on the harness Node (likewise), the install suites.
+suites() {
+  local label=$1 extra=$2 install=$3
+  run_ava "addon$label" "$NODE_HOST" --timeout=2m '__test__/*.spec.mjs'
+  if [ "$extra" = extra ] && [ "$NODE_EXTRA" != skip ]; then
+    run_ava "addon$label" "$NODE_EXTRA" --timeout=2m '__test__/*.spec.mjs'
+  elif [ "$extra" = extra ]; then
+    echo "== addon and harness suites$label on a further Node skipped (TEST_EXTRA_NODE=skip)"
+  fi
+  if [ "$NODE_HARNESS" = skip ]; then
+    echo "== harness suites$label skipped (TEST_HARNESS_NODE=skip): they need Node >= 22.19"
+  else
+    run_ava "harness$label" "$NODE_HARNESS" --timeout=5m '__test__/harness/*.spec.mjs'
+  fi
+  if [ "$extra" = extra ] && [ "$NODE_EXTRA" != skip ]; then
+    run_ava "harness$label" "$NODE_EXTRA" --timeout=5m '__test__/harness/*.spec.mjs'
+  fi
+  TEST_HARNESS_NODE="$NODE_HARNESS" run_ava "install$label" "$NODE_HOST" --timeout=10m "$install"
+}
+
+# The WASI stages; EXTRA as for suites.
+wasi_stages() {
+  stage "build the WASI binary (scripts/build-all.sh wasm32-wasip1-threads)"
+  if bash scripts/build-all.sh wasm32-wasip1-threads; then
+    # Where a checkout's loader finds the WASI build: beside binding.cjs.
+    cp npm/wasm32-wasi/repeat-tool-guard.wasi.cjs npm/wasm32-wasi/repeat-tool-guard.wasm32-wasi.wasm npm/wasm32-wasi/wasi-worker.mjs .
+    echo "ok: the WASI binary is built and checked"
+    passed=$((passed + 1))
+  else
+    echo "not ok: the WASI binary did not build or failed its check"
+    failed=$((failed + 1))
+  fi
+  stage_done
+  # `npm run test:wasi` keeps the value it was given (1, true or error).
+  [ -n "$WASI_ONLY" ] || export NAPI_RS_FORCE_WASI=1
+  suites " (WASI)" "$1" '__test__/wasi/*.spec.mjs'
+  [ -n "$WASI_ONLY" ] || unset NAPI_RS_FORCE_WASI
+}
+
+if [ -n "$WASI_ONLY" ]; then
+  wasi_stages extra
 else
-  TEST_HARNESS_NODE="$NODE_HARNESS" run_ava install "$NODE_HOST" --timeout=10m '__test__/install/*.spec.mjs'
+  suites "" extra '__test__/install/*.spec.mjs'
+  if [ "${TEST_WASI:-}" = skip ]; then
+    echo "== WASI stages skipped (TEST_WASI=skip)"
+  else
+    wasi_stages no-extra
+  fi
 fi
 
 stage "generated files match the build"

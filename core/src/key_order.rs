@@ -19,6 +19,16 @@ impl Key<'_> {
     /// numbers need a full comparison. An index is its value; any other key is
     /// a high bit, then its first three code units.
     pub(crate) fn order_key(&self) -> u64 {
+        // Most keys: bytes that are their code units, not starting with a digit, so not an index.
+        let bytes = match self {
+            Key::Narrow(bytes) => Some(*bytes),
+            Key::Plain(text) if text.bytes().take(3).all(|b| b.is_ascii()) => Some(text.as_bytes()),
+            _ => None,
+        };
+        if let Some(bytes) = bytes.filter(|bytes| !bytes.first().is_some_and(u8::is_ascii_digit)) {
+            let at = |i: usize| u64::from(bytes.get(i).copied().unwrap_or(0));
+            return (1 << 63) | (at(0) << 47) | (at(1) << 31) | (at(2) << 15);
+        }
         if let Some(index) = self.array_index() {
             return u64::from(index);
         }

@@ -131,6 +131,21 @@ fn string(
         tape.push(Token::Piece(index));
         return Ok(end);
     }
+    // Most strings: narrow, with a one-byte length.
+    if let Some(&[NARROW, len]) = bytes
+        .get(at..at + 2)
+        .and_then(|head| head.first_chunk::<2>())
+    {
+        let (start, end) = (at + 2, at + 2 + usize::from(len));
+        if len < 0x80 && end <= bytes.len() {
+            tape.push(Token::Units {
+                start,
+                end,
+                wide: false,
+            });
+            return Ok(end);
+        }
+    }
     let (wide, start, end) = string_span(bytes, at)?;
     tape.push(Token::Units { start, end, wide });
     Ok(end)

@@ -12,8 +12,8 @@ const require = createRequire(import.meta.url)
 const binding = require('./lib/native.cjs')
 
 // The buffer encode.js writes calls into is the binding's own memory, where it can: then a call
-// that fits in it needs not be handed over.
-useMemory(binding.__callMemory)
+// that fits in it needs not be handed over. The WASI build has none, and reads strings slowly.
+useMemory(binding.__callMemory, { inlineStrings: binding.__napiBindingTarget === 'wasm32-wasi' })
 
 export { RepeatToolGuard, canonicalize }
 

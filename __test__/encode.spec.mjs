@@ -361,6 +361,22 @@ test.serial('without call memory from the binding (a runtime without external bu
   }
 })
 
+test.serial('with inlineStrings (as on the WASI build), long strings are written into the buffer, read back as written and keyed as the class path keys them', async (t) => {
+  const copy = await import('../lib/encode.js?inline-strings')
+  copy.useMemory(() => undefined, { inlineStrings: true })
+  const next = rng(31)
+  const guard = new RepeatToolGuard({ thresholds: [2] })
+  for (let i = 0; i < 300; i++) {
+    const value = i % 3 === 0 ? { text: longString(next), list: [longString(next), 'x'] } : randomValue(next)
+    t.true(copy.encode(value, `agent-${i}`, 'tool', guard.__handle()))
+    t.is(copy.encoded.pieces, null, 'no string handed over')
+    t.is(readTransport(copy.encoded).text, JSON.stringify(value))
+    t.is(guard.observe(`agent-${i}`, 'tool', value), null)
+    t.is(binding.__observeEncoded(copy.encoded.memory, copy.encoded.pieces)?.count, 2, canonicalize(value).slice(0, 80))
+    copy.release()
+  }
+})
+
 withCallMemory('the call memory read unasked: a bad header is a clear error, a bad size is refused, and a thread without call memory says so', async (t) => {
   const guard = new RepeatToolGuard({})
   useMemory(binding.__callMemory)

@@ -68,13 +68,19 @@ let prefixLength = 0
 
 // Makes a buffer of the given size in the binding's call memory (`useMemory`); undefined: none.
 let callMemory = () => undefined
+// Whether long strings are written into the buffer too, instead of passed in `pieces`.
+let inlineLongStrings = false
 
 /**
  * Has `create(byteLength)` (the binding's `__callMemory`) make the buffers from now on, where it
- * returns one: memory the binding reads without being handed it (`inMemory`).
+ * returns one: memory the binding reads without being handed it (`inMemory`). With
+ * `inlineStrings`, long strings are written into the buffer like short ones: for the WASI build,
+ * whose Node-API copies a string handed over one code unit at a time, about ten times slower than
+ * the walk writes it.
  */
-export function useMemory(create) {
+export function useMemory(create, { inlineStrings = false } = {}) {
   callMemory = create
+  inlineLongStrings = inlineStrings
   prefixAgentId = prefixTool = null
   allocate(INITIAL_BYTES)
 }
@@ -116,7 +122,7 @@ function grow(needed, kept) {
  */
 function string(text, at) {
   const length = text.length
-  if (length >= LONG_STRING) return long(text, at)
+  if (length >= LONG_STRING) return inlineLongStrings ? longInline(text, at) : long(text, at)
   // Room for the wide form; the length takes one byte.
   const end = at + 2 + 2 * length
   if (end > bytes.length && !grow(end, at)) return -1
@@ -141,6 +147,34 @@ function string(text, at) {
     out[at + 3 + 2 * i] = unit >> 8
   }
   return end
+}
+
+/** A long string written in place: `string` with a length of more than one LEB128 byte. */
+function longInline(text, at) {
+  const length = text.length
+  // The length takes at most 4 bytes: strings in the buffer are shorter than MAX_BYTES.
+  const end = at + 5 + 2 * length
+  if (end > bytes.length && !grow(end, at)) return -1
+  let all = 0
+  for (let i = 0; i < length; i++) all |= text.charCodeAt(i)
+  const out = bytes
+  out[at++] = all <= 0xff ? NARROW : WIDE
+  let rest = length
+  while (rest >= 0x80) {
+    out[at++] = (rest & 0x7f) | 0x80
+    rest >>>= 7
+  }
+  out[at++] = rest
+  if (all <= 0xff) {
+    for (let i = 0; i < length; i++) out[at + i] = text.charCodeAt(i)
+    return at + length
+  }
+  for (let i = 0; i < length; i++) {
+    const unit = text.charCodeAt(i)
+    out[at + 2 * i] = unit
+    out[at + 2 * i + 1] = unit >> 8
+  }
+  return at + 2 * length
 }
 
 /** A long string's tag and its index among the pieces, in LEB128. */

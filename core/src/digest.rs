@@ -13,7 +13,7 @@ use crate::form::push_len;
 use crate::form::tag::{ARRAY, END, FALSE, NARROW, NULL, NUMBER, OBJECT, TOOL, TRUE, WIDE};
 use crate::key::{CallKey, KeyForm, INLINE};
 use crate::key_order::Key;
-use crate::read::{visit, Memo, MemoKey, Scratch, KEEP};
+use crate::read::{visit, Scratch, KEEP};
 use crate::value::{decode_json_string, Arguments, Scalar, Str, Visitor};
 
 /// Writes the key form in a fixed block: kept whole when it fits (most
@@ -290,28 +290,70 @@ pub fn call_key(
     arguments: Arguments<'_>,
     scratch: &mut Scratch,
 ) -> Result<CallKey, CanonicalError> {
-    key_form(tool, arguments, scratch).map(|form| CallKey::from(&form))
+    digest_form(tool, arguments, scratch).map(|form| CallKey::from(&form))
 }
 
-/// [`call_key`] as a [`KeyForm`]: an inline form stays where the digester
-/// wrote it, in `scratch`'s buffer, for the chain to compare in place. The
-/// same transport as the last one keyed reuses its key ([`Memo`]).
+/// The last transport keyed in one role (a call's arguments, or a tool
+/// result), without pieces and at most [`KEEP`] bytes, with its key: the same
+/// call again, as a stuck agent makes it, is then keyed by comparing its bytes
+/// instead of canonicalizing them again.
+#[derive(Debug)]
+pub(crate) struct Memo {
+    tool: Vec<u16>,
+    bytes: Vec<u8>,
+    key: CallKey,
+    /// Whether `key` is the key of `tool` and `bytes`.
+    valid: bool,
+}
+
+impl Default for Memo {
+    fn default() -> Self {
+        Self {
+            tool: Vec::new(),
+            bytes: Vec::new(),
+            key: CallKey::from(&KeyForm::Inline(&[])),
+            valid: false,
+        }
+    }
+}
+
+/// [`call_key`] as a [`KeyForm`], the same transport as `memo`'s last one
+/// reusing its key: an inline form stays where it is (in `memo`, or where the
+/// digester wrote it in `scratch`'s block), for the chain to compare in place.
 pub(crate) fn key_form<'s>(
     tool: &[u16],
     arguments: Arguments<'_>,
     scratch: &'s mut Scratch,
+    memo: &'s mut Memo,
 ) -> Result<KeyForm<'s>, CanonicalError> {
-    let memo = match arguments {
+    let remembered = match arguments {
         Arguments::Transport { bytes, pieces: [] } if bytes.len() <= KEEP => Some(bytes),
         _ => None,
     };
-    if let (Some(bytes), Some(key)) = (memo, scratch.memo.key) {
-        if scratch.memo.bytes == bytes && scratch.memo.tool == tool {
-            return Ok(remembered(key, &scratch.block));
+    if let Some(bytes) = remembered {
+        if memo.valid && memo.bytes == bytes && memo.tool == tool {
+            return Ok(memo.key.form());
         }
     }
-    // The block is written over below.
-    scratch.memo.key = None;
+    memo.valid = false;
+    let form = digest_form(tool, arguments, scratch)?;
+    if let Some(bytes) = remembered {
+        memo.tool.clear();
+        memo.tool.extend_from_slice(tool);
+        memo.bytes.clear();
+        memo.bytes.extend_from_slice(bytes);
+        memo.key.set(&form);
+        memo.valid = true;
+    }
+    Ok(form)
+}
+
+/// The key form of any arguments, written into `scratch`'s block and hashed when long.
+fn digest_form<'s>(
+    tool: &[u16],
+    arguments: Arguments<'_>,
+    scratch: &'s mut Scratch,
+) -> Result<KeyForm<'s>, CanonicalError> {
     let mut block = std::mem::take(&mut scratch.block);
     let mut digester = Digester {
         hasher: None,
@@ -324,31 +366,10 @@ pub(crate) fn key_form<'s>(
     let digest = visited.map(|()| digester.finish());
     let len = digester.len;
     scratch.block = block;
-    let key = match digest? {
-        None => MemoKey::Inline(len),
-        Some(hash) => MemoKey::Digest(*hash.as_bytes()),
-    };
-    if let Some(bytes) = memo {
-        let Memo {
-            tool: held,
-            bytes: held_bytes,
-            key: held_key,
-        } = &mut scratch.memo;
-        held.clear();
-        held.extend_from_slice(tool);
-        held_bytes.clear();
-        held_bytes.extend_from_slice(bytes);
-        *held_key = Some(key);
-    }
-    Ok(remembered(key, &scratch.block))
-}
-
-/// The key form a [`MemoKey`] stands for, an inline one in `block`.
-fn remembered(key: MemoKey, block: &[u8]) -> KeyForm<'_> {
-    match key {
-        MemoKey::Inline(len) => KeyForm::Inline(block.get(..len).unwrap_or_default()),
-        MemoKey::Digest(hash) => KeyForm::Digest(hash),
-    }
+    Ok(match digest? {
+        None => KeyForm::Inline(scratch.block.get(..len).unwrap_or_default()),
+        Some(hash) => KeyForm::Digest(*hash.as_bytes()),
+    })
 }
 
 #[cfg(test)]
@@ -464,7 +485,10 @@ mod tests {
         let fresh = |tool: &str, bytes| {
             call_key(&units(tool), transport(bytes), &mut Scratch::default()).unwrap()
         };
-        let scratch = &mut Scratch::default();
+        let (scratch, memo) = (&mut Scratch::default(), &mut Memo::default());
+        let mut kept = |tool: &str, arguments| {
+            CallKey::from(&key_form(&units(tool), arguments, scratch, memo).unwrap())
+        };
         for (tool, bytes) in [
             ("t", &long[..]),
             ("t", &long[..]),
@@ -473,13 +497,11 @@ mod tests {
             ("t", &short[..]),
             ("u", &short[..]),
         ] {
-            let kept = call_key(&units(tool), transport(bytes), scratch).unwrap();
-            assert_eq!(kept, fresh(tool, bytes));
+            assert_eq!(kept(tool, transport(bytes)), fresh(tool, bytes));
         }
         assert_ne!(fresh("t", &short), fresh("u", &short));
-        // A call of another kind in between writes over the block the remembered form lies in.
-        call_key(&units("u"), Arguments::Json("[1,2]"), scratch).unwrap();
-        let again = call_key(&units("u"), transport(&short), scratch).unwrap();
-        assert_eq!(again, fresh("u", &short));
+        // Another call in between, whose form the digester writes where an inline key was written.
+        assert_eq!(kept("u", Arguments::Json("[1,2]")), key("u", "[1,2]"));
+        assert_eq!(kept("u", transport(&short)), fresh("u", &short));
     }
 }

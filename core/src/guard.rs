@@ -3,7 +3,7 @@
 
 use crate::chains::{Chains, Step};
 use crate::config::GuardConfig;
-use crate::digest::{call_key, key_form};
+use crate::digest::{key_form, Memo};
 use crate::error::CanonicalError;
 use crate::key::CallKey;
 use crate::read::Scratch;
@@ -67,6 +67,8 @@ pub struct Guard {
     extended: bool,
     chains: Chains,
     scratch: Scratch,
+    /// The last arguments and the last result keyed.
+    memos: [Memo; 2],
     stats: Stats,
 }
 
@@ -101,6 +103,7 @@ impl Guard {
             config,
             chains: Chains::default(),
             scratch: Scratch::default(),
+            memos: Default::default(),
             stats: Stats::default(),
         }
     }
@@ -139,7 +142,7 @@ impl Guard {
         if !known_tracked && !self.is_tracked(tool) {
             return Ok(None);
         }
-        let reminder = match key_form(tool, arguments, &mut self.scratch) {
+        let reminder = match key_form(tool, arguments, &mut self.scratch, &mut self.memos[0]) {
             Ok(form) if !self.extended => {
                 // The key is compared where the digester left it: no copy on a repeat.
                 let run = self.chains.advance_form(agent, &form);
@@ -177,7 +180,8 @@ impl Guard {
         // Digested before the chain moves, so a result without canonical form changes nothing.
         let result = match result {
             Some(result) if self.config.same_result_only => {
-                let digest = call_key(&[], result, &mut self.scratch);
+                let digest = key_form(&[], result, &mut self.scratch, &mut self.memos[1])
+                    .map(|form| CallKey::from(&form));
                 self.scratch.trim();
                 Some(digest?)
             }

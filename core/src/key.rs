@@ -64,7 +64,6 @@ impl CallKey {
     }
 
     /// The form this key stands for (the inverse of [`CallKey::set`]).
-    #[cfg(test)]
     pub(crate) fn form(&self) -> KeyForm<'_> {
         if self.len == DIGEST {
             let mut hash = [0; blake3::OUT_LEN];

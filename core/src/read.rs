@@ -20,25 +20,6 @@ pub struct Scratch {
     /// The digest's input block: zeroed as it grows (to 32 KB at most), then
     /// kept whole, not trimmed, so a call writes into it without zeroing.
     pub(crate) block: Vec<u8>,
-    pub(crate) memo: Memo,
-}
-
-/// The last transport keyed (without pieces, at most [`KEEP`] bytes) and its
-/// key: the same call again, as a stuck agent makes it, is then keyed by
-/// comparing its bytes instead of canonicalizing them again.
-#[derive(Debug, Default)]
-pub(crate) struct Memo {
-    pub(crate) tool: Vec<u16>,
-    pub(crate) bytes: Vec<u8>,
-    /// `None`: nothing to reuse (the block has been written since).
-    pub(crate) key: Option<MemoKey>,
-}
-
-/// A remembered key: the form's length in [`Scratch::block`], or its digest.
-#[derive(Debug, Clone, Copy)]
-pub(crate) enum MemoKey {
-    Inline(usize),
-    Digest([u8; blake3::OUT_LEN]),
 }
 
 /// Buffers larger than this are given back after a call.

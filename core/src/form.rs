@@ -1,10 +1,8 @@
 //! The key form: an unambiguous binary form of one call, the tool name and
 //! then the canonical arguments, which the chain keeps (short forms) or
-//! hashes (`digest`). The plugin's `encode.js` writes it directly
-//! from the parsed arguments, so the hot path only compares or hashes bytes;
-//! the class path writes the same bytes from JSON text (the digester,
-//! `digest`). `walk` reads a form back, checking all of it, for the
-//! detailed reminder's canonical text.
+//! hashes (`digest`). The digester writes it from the canonical walk of
+//! either path's arguments. Its strings are also the transport's
+//! (`transport`), so the digester copies those bytes as they are.
 //!
 //! | tag | then | value |
 //! | --- | --- | --- |

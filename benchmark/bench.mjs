@@ -6,7 +6,7 @@
 // minutes), as a ratio of the two medians would be. Run: npm run bench
 import * as reference from '@deepseek-ai/dsh-repeat-tool-reminder'
 import * as guard from '../index.js'
-import { SMALL, callsPerRound, median, nested } from './cases.mjs'
+import { SMALL, callsPerRound, measure, median, nested } from './cases.mjs'
 import { deepFreeze, listenersOf } from '../__test__/support/listeners.mjs'
 
 // Rounds per case: the fast cases get more, being cheap and the ones the machine's noise moves
@@ -39,21 +39,6 @@ const cases = [
   { name: 'floor: a listener that only calls next()', args: { pattern: 'TODO' }, floor: true, rounds: MANY },
 ]
 
-const downstream = { kind: 'accept' }
-const next = () => Promise.resolve(downstream)
-
-async function measure(listener, copies, agent) {
-  let i = 0
-  // Start each measurement from a collected heap (run.sh passes --expose-gc), so neither side
-  // pays for the other's garbage or for the copies made before it.
-  globalThis.gc?.()
-  const start = process.hrtime.bigint()
-  for (const args of copies) {
-    // Alternate the agent for the reminder case so each call starts or extends a short run.
-    await listener({ name: 'grep', agent: agent(i++), arguments: args }, {}, next)
-  }
-  return Number(process.hrtime.bigint() - start) / copies.length
-}
 
 
 console.log(`Node ${process.version}: median ns per call, and the median of the rounds' ratios, over interleaved rounds`)

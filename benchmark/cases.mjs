@@ -21,3 +21,23 @@ export const callsPerRound = (json) => Math.max(5, Math.min(20_000, Math.floor(2
 
 /** The median of `values` (the upper one of an even count), leaving `values` as they are. */
 export const median = (values) => values.slice().sort((a, b) => a - b)[values.length >> 1]
+
+const downstream = { kind: 'accept' }
+const next = () => Promise.resolve(downstream)
+
+/**
+ * Mean ns per call of `listener` (a plugin's tools/post-execute) over `copies` of the arguments,
+ * the agent of the i-th call `agent(i)`.
+ */
+export async function measure(listener, copies, agent) {
+  let i = 0
+  // Start each measurement from a collected heap (run.sh passes --expose-gc), so neither side
+  // pays for the other's garbage or for the copies made before it.
+  globalThis.gc?.()
+  const start = process.hrtime.bigint()
+  for (const args of copies) {
+    // Alternate the agent for the reminder case so each call starts or extends a short run.
+    await listener({ name: 'grep', agent: agent(i++), arguments: args }, {}, next)
+  }
+  return Number(process.hrtime.bigint() - start) / copies.length
+}

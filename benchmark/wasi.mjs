@@ -12,7 +12,7 @@ import { join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import * as reference from '@deepseek-ai/dsh-repeat-tool-reminder'
 import * as native from '../index.js'
-import { SMALL, callsPerRound, median, nested } from './cases.mjs'
+import { SMALL, callsPerRound, measure, median, nested } from './cases.mjs'
 import { deepFreeze, listenersOf } from '../__test__/support/listeners.mjs'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
@@ -47,15 +47,6 @@ const cases = [
   { name: 'reminder call (~100 B)', args: { pattern: 'TODO' }, config: { thresholds: [2, 3] }, reminder: true, rounds: 20 },
 ]
 
-const downstream = { kind: 'accept' }
-const next = () => Promise.resolve(downstream)
-async function measure(listener, copies, agent) {
-  let i = 0
-  globalThis.gc?.()
-  const start = process.hrtime.bigint()
-  for (const args of copies) await listener({ name: 'grep', agent: agent(i++), arguments: args }, {}, next)
-  return Number(process.hrtime.bigint() - start) / copies.length
-}
 
 console.log(`Node ${process.version}, the WASI build: median ns per call, and the median of the rounds' ratios, over interleaved rounds`)
 console.log('| case | rounds | native ns | WASI ns | reference ns | WASI / native | reference / WASI |')

@@ -11,7 +11,7 @@ import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import test from 'ava'
 import { GENTLE } from '../oracle.mjs'
-import { harnessDependencies, harnessNode, host, installProject, makeWork, once, packPackages, pkg, removeWork, root, run } from './packed.mjs'
+import { agentTurnScript, harnessDependencies, harnessNode, host, installProject, makeWork, once, packPackages, pkg, removeWork, root, run } from './packed.mjs'
 
 const work = makeWork('rtg-install-')
 const app = join(work, 'app')
@@ -121,27 +121,7 @@ if (harnessNode) {
 
   test.serial('a real agent turn: cordis.yml names the package, the loader resolves it from node_modules, reminders arrive', async (t) => {
     await setup()
-    const out = JSON.parse(inApp(harnessNode, 'turn.mjs', `
-      import Loader from '@deepseek-ai/cordis-plugin-loader'
-      import Include from '@deepseek-ai/cordis-plugin-include'
-      import { boot, callTool, say, reminders } from './scripted.mjs'
-      const harness = await boot()
-      await harness.ctx.plugin(Loader, { baseUrl: new URL('./package.json', import.meta.url).href })
-      await harness.ctx.plugin(Include, { path: new URL('./cordis.yml', import.meta.url).href })
-      await harness.ctx.loader.await()
-      const a = await harness.agent('agent-app', [
-        callTool('grep', { q: 1 }), callTool('todo_write', {}), callTool('grep', { q: 1 }), callTool('grep', { q: 1 }),
-        callTool('grep', { q: 1 }), callTool('grep', { q: 1 }), say('done'),
-      ])
-      await a.run()
-      console.log(JSON.stringify({
-        node: process.version,
-        resolved: import.meta.resolve('${pkg.name}'),
-        reminders: reminders(a.events(), 'repeat-tool-guard').map((r) => ({ summary: r.source.summary, text: r.text })),
-        executed: harness.executed,
-      }))
-      process.exit(0)
-    `))
+    const out = JSON.parse(inApp(harnessNode, 'turn.mjs', agentTurnScript(`resolved: import.meta.resolve('${pkg.name}')`)))
     t.log(`agent turn on Node ${out.node}`)
     t.is(out.resolved, pathToFileURL(join(app, 'node_modules', pkg.name, 'index.js')).href)
     t.deepEqual(out.reminders.map((r) => r.summary), ['grep × 3', 'grep × 5'], 'todo_write is excluded, as the file configures')

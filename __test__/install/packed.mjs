@@ -116,3 +116,34 @@ export function installProject(dir, name, dependencies) {
     })
   })
 }
+
+/**
+ * The script of a real rc.8 turn in an installed project: the loader and include plugins read its
+ * cordis.yml, a scripted model calls grep five times (and todo_write once between), and the script
+ * prints, as JSON, the Node version, the guard's reminders, the tools executed, and the
+ * `extra` fields (source text of more `key: value` pairs, evaluated in the script).
+ */
+export function agentTurnScript(extra) {
+  return `
+    import { createRequire } from 'node:module'
+    import Loader from '@deepseek-ai/cordis-plugin-loader'
+    import Include from '@deepseek-ai/cordis-plugin-include'
+    import { boot, callTool, say, reminders } from './scripted.mjs'
+    const harness = await boot()
+    await harness.ctx.plugin(Loader, { baseUrl: new URL('./package.json', import.meta.url).href })
+    await harness.ctx.plugin(Include, { path: new URL('./cordis.yml', import.meta.url).href })
+    await harness.ctx.loader.await()
+    const a = await harness.agent('agent-app', [
+      callTool('grep', { q: 1 }), callTool('todo_write', {}), callTool('grep', { q: 1 }), callTool('grep', { q: 1 }),
+      callTool('grep', { q: 1 }), callTool('grep', { q: 1 }), say('done'),
+    ])
+    await a.run()
+    console.log(JSON.stringify({
+      node: process.version,
+      ${extra},
+      reminders: reminders(a.events(), 'repeat-tool-guard').map((r) => ({ summary: r.source.summary, text: r.text })),
+      executed: harness.executed,
+    }))
+    process.exit(0)
+  `
+}

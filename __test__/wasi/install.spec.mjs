@@ -11,7 +11,7 @@ import { existsSync, readdirSync, writeFileSync, copyFileSync } from 'node:fs'
 import { join } from 'node:path'
 import test from 'ava'
 import { GENTLE } from '../oracle.mjs'
-import { harnessDependencies, harnessNode, installProject, makeWork, npm, once, packPackages, pkg, removeWork, root } from '../install/packed.mjs'
+import { agentTurnScript, harnessDependencies, harnessNode, installProject, makeWork, npm, once, packPackages, pkg, removeWork, root } from '../install/packed.mjs'
 
 const work = makeWork('rtg-wasi-install-')
 const app = join(work, 'app')
@@ -84,28 +84,7 @@ test.serial('with the WASI package, the class loads the WASI build on this Node 
 if (harnessNode) {
   test.serial('a real agent turn through the WASI build: cordis.yml names the package, both reminders arrive', async (t) => {
     await setup()
-    const out = JSON.parse(inApp(harnessNode, 'turn.mjs', `
-      import { createRequire } from 'node:module'
-      import Loader from '@deepseek-ai/cordis-plugin-loader'
-      import Include from '@deepseek-ai/cordis-plugin-include'
-      import { boot, callTool, say, reminders } from './scripted.mjs'
-      const harness = await boot()
-      await harness.ctx.plugin(Loader, { baseUrl: new URL('./package.json', import.meta.url).href })
-      await harness.ctx.plugin(Include, { path: new URL('./cordis.yml', import.meta.url).href })
-      await harness.ctx.loader.await()
-      const a = await harness.agent('agent-app', [
-        callTool('grep', { q: 1 }), callTool('todo_write', {}), callTool('grep', { q: 1 }), callTool('grep', { q: 1 }),
-        callTool('grep', { q: 1 }), callTool('grep', { q: 1 }), say('done'),
-      ])
-      await a.run()
-      console.log(JSON.stringify({
-        node: process.version,
-        target: createRequire(import.meta.resolve('${pkg.name}'))('./binding.cjs').__napiBindingTarget,
-        reminders: reminders(a.events(), 'repeat-tool-guard').map((r) => ({ summary: r.source.summary, text: r.text })),
-        executed: harness.executed,
-      }))
-      process.exit(0)
-    `))
+    const out = JSON.parse(inApp(harnessNode, 'turn.mjs', agentTurnScript(`target: createRequire(import.meta.resolve('${pkg.name}'))('./binding.cjs').__napiBindingTarget`)))
     t.log(`agent turn on Node ${out.node}`)
     t.is(out.target, 'wasm32-wasi')
     t.deepEqual(out.reminders.map((r) => r.summary), ['grep × 3', 'grep × 5'], 'todo_write is excluded, as the file configures')

@@ -518,6 +518,15 @@ test('anything JSON.stringify would treat otherwise than a plain value is left t
       release()
     }
   }
+  // An enumerable member of Object.prototype, which JSON.stringify leaves out and a for-in walk
+  // would meet in every object.
+  Object.prototype.inherited = 1
+  try {
+    t.false(encode({ a: 1 }))
+  } finally {
+    delete Object.prototype.inherited
+    release()
+  }
   t.true(encode({ a: [1] }))
   release()
 })

@@ -50,6 +50,13 @@ const objectPrototype = Object.prototype
 // JSON.rawJSON objects (Node 22) are null-prototype objects that JSON.stringify prints raw.
 const isRawJSON = JSON.isRawJSON ?? (() => false)
 
+const EMPTY = {}
+/** Whether Object.prototype has no enumerable member, which for-in would yield for every object. */
+function prototypeUnchanged() {
+  for (const _ in EMPTY) return false
+  return true
+}
+
 /** The last encoding, valid until the next call: the buffer, its header and bytes, and the long strings. */
 export const encoded = { memory: null, header: null, bytes: null, pieces: null }
 
@@ -250,11 +257,11 @@ function writeOther(value, depth, at) {
   }
   const prototype = Object.getPrototypeOf(value)
   if (prototype !== objectPrototype && (prototype !== null || isRawJSON(value))) return -1
-  const keys = Object.keys(value)
-  const size = keys.length
   bytes[at++] = OBJECT
-  for (let i = 0; i < size; i++) {
-    const key = keys[i]
+  // for-in, not Object.keys: no array of keys to build. It yields only own keys here: the
+  // prototype is Object.prototype or null, and `encode` found Object.prototype with no enumerable
+  // member.
+  for (const key in value) {
     // A plain object's toJSON is its own (Object.prototype's is checked once per walk): looking
     // for the key is cheaper than a property lookup that misses.
     if (key === 'toJSON') return -1
@@ -301,7 +308,7 @@ function writeResult(result, at) {
 export function encode(value, agentId = '', tool = '', handle = 0, withResult = false, result = undefined) {
   try {
     pieces = null
-    if (typeof objectPrototype.toJSON === 'function') return false
+    if (typeof objectPrototype.toJSON === 'function' || !prototypeUnchanged()) return false
     let at
     if (agentId === prefixAgentId && tool === prefixTool) {
       // Still at the start of the bytes from the last call.

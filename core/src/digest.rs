@@ -6,14 +6,15 @@
 //! contents, numbers as their IEEE-754 bits, strings as their UTF-16 code units
 //! (one byte each when they all fit). Two calls get the same key exactly when
 //! their canonical texts are equal, and no time goes into escaping strings or
-//! printing numbers. The plugin's hot path brings the form written already.
+//! printing numbers. A call that repeats the last one is keyed by the memo
+//! (`memo`) instead.
 
 use crate::error::CanonicalError;
 use crate::form::push_len;
 use crate::form::tag::{ARRAY, END, FALSE, NARROW, NULL, NUMBER, OBJECT, TOOL, TRUE, WIDE};
 use crate::key::{CallKey, KeyForm, INLINE};
 use crate::key_order::Key;
-use crate::read::{visit, Scratch, KEEP};
+use crate::read::{visit, Scratch};
 use crate::value::{decode_json_string, Arguments, Scalar, Str, Visitor};
 
 /// Writes the key form in a fixed block: kept whole when it fits (most
@@ -293,63 +294,8 @@ pub fn call_key(
     digest_form(tool, arguments, scratch).map(|form| CallKey::from(&form))
 }
 
-/// The last transport keyed in one role (a call's arguments, or a tool
-/// result), without pieces and at most [`KEEP`] bytes, with its key: the same
-/// call again, as a stuck agent makes it, is then keyed by comparing its bytes
-/// instead of canonicalizing them again.
-#[derive(Debug)]
-pub(crate) struct Memo {
-    tool: Vec<u16>,
-    bytes: Vec<u8>,
-    key: CallKey,
-    /// Whether `key` is the key of `tool` and `bytes`.
-    valid: bool,
-}
-
-impl Default for Memo {
-    fn default() -> Self {
-        Self {
-            tool: Vec::new(),
-            bytes: Vec::new(),
-            key: CallKey::from(&KeyForm::Inline(&[])),
-            valid: false,
-        }
-    }
-}
-
-/// [`call_key`] as a [`KeyForm`], the same transport as `memo`'s last one
-/// reusing its key: an inline form stays where it is (in `memo`, or where the
-/// digester wrote it in `scratch`'s block), for the chain to compare in place.
-pub(crate) fn key_form<'s>(
-    tool: &[u16],
-    arguments: Arguments<'_>,
-    scratch: &'s mut Scratch,
-    memo: &'s mut Memo,
-) -> Result<KeyForm<'s>, CanonicalError> {
-    let remembered = match arguments {
-        Arguments::Transport { bytes, pieces: [] } if bytes.len() <= KEEP => Some(bytes),
-        _ => None,
-    };
-    if let Some(bytes) = remembered {
-        if memo.valid && memo.bytes == bytes && memo.tool == tool {
-            return Ok(memo.key.form());
-        }
-    }
-    memo.valid = false;
-    let form = digest_form(tool, arguments, scratch)?;
-    if let Some(bytes) = remembered {
-        memo.tool.clear();
-        memo.tool.extend_from_slice(tool);
-        memo.bytes.clear();
-        memo.bytes.extend_from_slice(bytes);
-        memo.key.set(&form);
-        memo.valid = true;
-    }
-    Ok(form)
-}
-
 /// The key form of any arguments, written into `scratch`'s block and hashed when long.
-fn digest_form<'s>(
+pub(crate) fn digest_form<'s>(
     tool: &[u16],
     arguments: Arguments<'_>,
     scratch: &'s mut Scratch,
@@ -470,38 +416,5 @@ mod tests {
             .unwrap(),
             key("t", r#""hi\n\u00e9""#)
         );
-    }
-
-    #[test]
-    fn a_remembered_transport_keys_as_a_fresh_one_and_only_for_the_same_tool_and_bytes() {
-        use crate::form::tag::{NULL, OBJECT};
-        let mut long = vec![OBJECT];
-        crate::form::push_string(&mut long, &units("a"));
-        crate::form::push_string(&mut long, &units(&"y".repeat(300)));
-        crate::form::push_string(&mut long, &units("b"));
-        long.extend([NULL, END]);
-        let short = [NULL];
-        let transport = |bytes| Arguments::Transport { bytes, pieces: &[] };
-        let fresh = |tool: &str, bytes| {
-            call_key(&units(tool), transport(bytes), &mut Scratch::default()).unwrap()
-        };
-        let (scratch, memo) = (&mut Scratch::default(), &mut Memo::default());
-        let mut kept = |tool: &str, arguments| {
-            CallKey::from(&key_form(&units(tool), arguments, scratch, memo).unwrap())
-        };
-        for (tool, bytes) in [
-            ("t", &long[..]),
-            ("t", &long[..]),
-            ("u", &long[..]),
-            ("t", &short[..]),
-            ("t", &short[..]),
-            ("u", &short[..]),
-        ] {
-            assert_eq!(kept(tool, transport(bytes)), fresh(tool, bytes));
-        }
-        assert_ne!(fresh("t", &short), fresh("u", &short));
-        // Another call in between, whose form the digester writes where an inline key was written.
-        assert_eq!(kept("u", Arguments::Json("[1,2]")), key("u", "[1,2]"));
-        assert_eq!(kept("u", transport(&short)), fresh("u", &short));
     }
 }

@@ -3,9 +3,9 @@
 
 use crate::chains::{Chains, Step};
 use crate::config::GuardConfig;
-use crate::digest::{key_form, Memo};
 use crate::error::CanonicalError;
 use crate::key::CallKey;
+use crate::memo::{key_form, Memo};
 use crate::read::Scratch;
 use crate::reminders::{self, Reminder, Tier};
 use crate::stats::Stats;

@@ -31,6 +31,7 @@ mod guard;
 mod json;
 mod key;
 mod key_order;
+mod memo;
 mod number;
 mod overrides;
 mod patterns;

@@ -1,8 +1,8 @@
 //! The memo: the last transport the guard keyed in one role (a call's
 //! arguments, or a tool result), its long strings and its key. The same call
 //! again, as a stuck agent makes it, is then keyed by comparing its bytes
-//! instead of canonicalizing and hashing them again: a few microseconds for a
-//! ~1 MB string, where hashing its key form takes about a hundred.
+//! instead of canonicalizing and hashing them again: tens of microseconds for
+//! a ~1 MB string, where hashing its key form takes over a hundred.
 //! Its bytes were checked in full when they were first keyed, so a match needs
 //! no second check.
 

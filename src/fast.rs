@@ -17,7 +17,7 @@
 use std::cell::RefCell;
 use std::ptr;
 
-use napi::bindgen_prelude::ToNapiValue;
+use napi::bindgen_prelude::{JsObjectValue, Object, ToNapiValue};
 use napi::sys::{napi_callback_info, napi_env, napi_value};
 use napi::{Error, Result, Status};
 use repeat_tool_guard_core::{Arguments, Call};
@@ -43,6 +43,14 @@ thread_local! {
 /// Largest buffer kept between calls (8 MB of code units); a larger one is
 /// freed after use. Keeping a big one spares every large call fresh pages.
 const KEEP_UNITS: usize = 1 << 22;
+
+/// Exports the raw functions, `__observeEncoded`, `__observeMemory` and
+/// `__callMemory` (`crate::memory`), on the module's `exports`.
+pub fn register(exports: &mut Object) -> Result<()> {
+    exports.create_c_named_method(c"__observeEncoded", observe_encoded)?;
+    exports.create_c_named_method(c"__observeMemory", observe_memory)?;
+    exports.create_c_named_method(c"__callMemory", memory::create)
+}
 
 pub unsafe extern "C" fn observe_encoded(env: napi_env, info: napi_callback_info) -> napi_value {
     let js = Js { env };

@@ -7,7 +7,7 @@
 use std::ptr;
 
 use napi::sys::{self, napi_callback_info, napi_env, napi_value};
-use napi::{Error, Result, Status};
+use napi::{Error, Result, Status, ValueType};
 
 /// A borrowed `napi_env` for the duration of one call from JavaScript.
 ///
@@ -64,6 +64,23 @@ impl Kind {
     }
 }
 
+impl From<ValueType> for Kind {
+    fn from(value_type: ValueType) -> Self {
+        match value_type {
+            ValueType::Undefined => Kind::Undefined,
+            ValueType::Null => Kind::Null,
+            ValueType::Boolean => Kind::Boolean,
+            ValueType::Number => Kind::Number,
+            ValueType::String => Kind::String,
+            ValueType::Symbol => Kind::Symbol,
+            ValueType::Function => Kind::Function,
+            ValueType::BigInt => Kind::BigInt,
+            ValueType::External => Kind::External,
+            ValueType::Object | ValueType::Unknown => Kind::Object,
+        }
+    }
+}
+
 impl Js {
     pub fn kind(self, value: napi_value) -> Result<Kind> {
         let mut t = 0;
@@ -72,18 +89,7 @@ impl Js {
             unsafe { sys::napi_typeof(self.env, value, &mut t) },
             "typeof",
         )?;
-        Ok(match t {
-            sys::ValueType::napi_undefined => Kind::Undefined,
-            sys::ValueType::napi_null => Kind::Null,
-            sys::ValueType::napi_boolean => Kind::Boolean,
-            sys::ValueType::napi_number => Kind::Number,
-            sys::ValueType::napi_string => Kind::String,
-            sys::ValueType::napi_symbol => Kind::Symbol,
-            sys::ValueType::napi_function => Kind::Function,
-            sys::ValueType::napi_bigint => Kind::BigInt,
-            sys::ValueType::napi_external => Kind::External,
-            _ => Kind::Object,
-        })
+        Ok(Kind::from(ValueType::from(t)))
     }
 
     pub fn global(self) -> Result<napi_value> {
@@ -137,16 +143,6 @@ impl Js {
         Ok(out)
     }
 
-    pub fn is_array(self, value: napi_value) -> Result<bool> {
-        let mut out = false;
-        check(
-            // SAFETY: the running call's env and its handles (see `Js`); out-pointers are locals.
-            unsafe { sys::napi_is_array(self.env, value, &mut out) },
-            "isArray",
-        )?;
-        Ok(out)
-    }
-
     pub fn array_length(self, array: napi_value) -> Result<u32> {
         let mut out = 0;
         check(
@@ -195,36 +191,6 @@ impl Js {
             "boolean read",
         )?;
         Ok(out)
-    }
-
-    /// `Boolean(value)`, as a JavaScript value.
-    pub fn coerce_to_bool(self, value: napi_value) -> Result<napi_value> {
-        let mut out = ptr::null_mut();
-        check(
-            // SAFETY: the running call's env and its handles (see `Js`); out-pointers are locals.
-            unsafe { sys::napi_coerce_to_bool(self.env, value, &mut out) },
-            "Boolean()",
-        )?;
-        Ok(out)
-    }
-
-    /// A new object with the `(name, value)` properties, in order.
-    pub fn object(self, properties: &[(&std::ffi::CStr, napi_value)]) -> Result<napi_value> {
-        let mut object = ptr::null_mut();
-        check(
-            // SAFETY: the running call's env (see `Js`); `object` is a local.
-            unsafe { sys::napi_create_object(self.env, &mut object) },
-            "object create",
-        )?;
-        for (name, value) in properties {
-            check(
-                // SAFETY: the running call's env and its handles (see `Js`); `name` is
-                // NUL-terminated.
-                unsafe { sys::napi_set_named_property(self.env, object, name.as_ptr(), *value) },
-                "property write",
-            )?;
-        }
-        Ok(object)
     }
 
     /// A string's UTF-16 code units, lone surrogates included.
@@ -399,13 +365,6 @@ impl Js {
         // `error` is a handle of this env.
         unsafe { sys::napi_throw(self.env, error) };
         Error::new(Status::PendingException, "rethrown".to_owned())
-    }
-
-    /// `String(value)`, as a validation message quotes a value.
-    pub fn to_display(self, value: napi_value) -> Result<String> {
-        let string_fn = self.named(self.global()?, c"String")?;
-        let shown = self.call(string_fn, self.undefined()?, &[value])?;
-        Ok(String::from_utf16_lossy(&self.utf16(shown)?))
     }
 }
 

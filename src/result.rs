@@ -3,30 +3,31 @@
 //! read through the same path as arguments (V8's `JSON.stringify`, so JSON's
 //! rules apply to `content`: a missing `content` is left out).
 
-use napi::sys::napi_value;
-use napi::Result;
+use napi::bindgen_prelude::{Env, JsObjectValue, JsValue, Object, Unknown};
 
 use crate::arguments::{self, ArgumentsText};
-use crate::js::{ErrorClass, Js, Kind};
+use crate::error::Failure;
+use crate::js::{Js, Kind};
+use crate::value::kind;
 
 /// The result's comparable text; `None` for `undefined` or `null` (no result,
 /// a value of its own). Any other non-object is a `TypeError`.
-pub fn read(js: Js, result: napi_value) -> Result<Option<ArgumentsText>> {
-    match js.kind(result)? {
+pub fn read(env: Env, result: Unknown) -> Result<Option<ArgumentsText>, Failure> {
+    match kind(&result)? {
         Kind::Undefined | Kind::Null => return Ok(None),
         Kind::Object | Kind::Function => {}
-        other => {
-            return Err(js.throw(
-                ErrorClass::TypeError,
-                &format!(
-                    "repeat-tool-guard: a tool result must be an object with `content` and `isError`, got {}",
-                    other.name()
-                ),
-            ))
-        }
+        other => return Err(Failure::ResultNotAnObject(other.name())),
     }
-    let content = js.named(result, c"content")?;
-    let is_error = js.coerce_to_bool(js.named(result, c"isError")?)?;
-    let object = js.object(&[(c"content", content), (c"isError", is_error)])?;
-    arguments::read(js, object).map(Some)
+    let result = result.coerce_to_object()?;
+    let content: Unknown = result.get_c_named_property(c"content")?;
+    let is_error = result
+        .get_c_named_property::<Unknown>(c"isError")?
+        .coerce_to_bool()?;
+    let mut comparable = Object::new(&env)?;
+    comparable.set_c_named_property(c"content", content)?;
+    comparable.set_c_named_property(c"isError", is_error)?;
+    Ok(Some(arguments::read(
+        Js { env: env.raw() },
+        comparable.raw(),
+    )?))
 }

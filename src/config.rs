@@ -1,0 +1,112 @@
+//! Reading the constructor's config into the core's [`RawConfig`], through
+//! napi-rs' typed API: every value as JavaScript gave it (its type, a
+//! string's UTF-16 code units, `String(value)` for messages), for the core to
+//! validate. Only the keys the guard knows are read, each once, in order.
+
+use std::ffi::CStr;
+
+use napi::bindgen_prelude::{Env, Function, JsObjectValue, JsValue, Object, Unknown};
+use repeat_tool_guard_core::{ConfigError, RawConfig, RawValue};
+
+use crate::error::Failure;
+use crate::js::Kind;
+use crate::value::{kind, units};
+
+/// `String(value)`, as a validation message quotes a value (a symbol too).
+fn shown(env: Env, value: Unknown) -> Result<String, Failure> {
+    let string: Function<Unknown, Unknown> = env.get_global()?.get_named_property("String")?;
+    Ok(String::from_utf16_lossy(&units(&string.call(value)?)?))
+}
+
+/// The object `value` is (an object or an array: itself).
+fn object<'e>(value: &Unknown<'e>) -> Result<Object<'e>, Failure> {
+    Ok(value.coerce_to_object()?)
+}
+
+/// Reads one config value; `list_level` says whether an array may still be a list.
+fn raw_value(env: Env, value: Unknown, list_level: bool) -> Result<RawValue, Failure> {
+    let kind = kind(&value)?;
+    Ok(match kind {
+        Kind::Undefined => RawValue::Missing,
+        Kind::Number => RawValue::Number(value.coerce_to_number()?.get_double()?),
+        Kind::Boolean => RawValue::Bool(value.coerce_to_bool()?),
+        Kind::String => RawValue::String(units(&value)?),
+        Kind::Object if list_level && value.is_array()? => {
+            let list = object(&value)?;
+            let items = (0..list.get_array_length()?)
+                .map(|index| raw_value(env, list.get_element(index)?, false))
+                .collect::<Result<_, _>>()?;
+            RawValue::List(items)
+        }
+        _ => {
+            let kind = if kind == Kind::Object && value.is_array()? {
+                "array"
+            } else {
+                kind.name()
+            };
+            RawValue::Other {
+                shown: shown(env, value)?,
+                kind: kind.to_owned(),
+            }
+        }
+    })
+}
+
+/// Reads a value the config expects to be an object with `fields` (each read
+/// as a config value, arrays as lists); anything else is read as a plain value.
+fn raw_object(env: Env, value: Unknown, fields: &[&CStr]) -> Result<RawValue, Failure> {
+    if kind(&value)? != Kind::Object || value.is_array()? {
+        return raw_value(env, value, false);
+    }
+    let object = object(&value)?;
+    let fields = fields
+        .iter()
+        .map(|&name| {
+            let field = raw_value(env, object.get_c_named_property(name)?, true)?;
+            Ok((name.to_string_lossy().into_owned(), field))
+        })
+        .collect::<Result<_, Failure>>()?;
+    Ok(RawValue::Object(fields))
+}
+
+/// `overrides`: a list of `{ tools, thresholds }` objects.
+fn raw_overrides(env: Env, value: Unknown) -> Result<RawValue, Failure> {
+    if kind(&value)? != Kind::Object || !value.is_array()? {
+        return raw_value(env, value, false);
+    }
+    let list = object(&value)?;
+    let entries = (0..list.get_array_length()?)
+        .map(|index| raw_object(env, list.get_element(index)?, &[c"tools", c"thresholds"]))
+        .collect::<Result<_, _>>()?;
+    Ok(RawValue::List(entries))
+}
+
+/// The config as JavaScript gave it: `undefined` and `null` are the defaults,
+/// anything but an object a `TypeError`.
+pub fn read(env: Env, config: Option<Unknown>) -> Result<RawConfig, Failure> {
+    let Some(config) = config else {
+        return Ok(RawConfig::default());
+    };
+    match kind(&config)? {
+        Kind::Undefined | Kind::Null => return Ok(RawConfig::default()),
+        Kind::Object if config.is_array()? => {
+            return Err(ConfigError::NotAnObject("array".to_owned()).into())
+        }
+        Kind::Object => {}
+        other => return Err(ConfigError::NotAnObject(other.name().to_owned()).into()),
+    }
+    let config = object(&config)?;
+    let named =
+        |name: &CStr| -> Result<Unknown, Failure> { Ok(config.get_c_named_property(name)?) };
+    let field = |name: &CStr| raw_value(env, named(name)?, true);
+    Ok(RawConfig {
+        thresholds: field(c"thresholds")?,
+        include: field(c"include")?,
+        exclude: field(c"exclude")?,
+        arguments_preview_chars: field(c"argumentsPreviewChars")?,
+        cycles: raw_object(env, named(c"cycles")?, &[c"maxPeriod", c"repeats"])?,
+        same_result_only: field(c"sameResultOnly")?,
+        overrides: raw_overrides(env, named(c"overrides")?)?,
+        repeat_every: field(c"repeatEvery")?,
+    })
+}

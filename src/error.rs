@@ -1,0 +1,56 @@
+//! What can go wrong in the binding's class and config reading, and
+//! [`map_error`], the one place it becomes the JavaScript error the API
+//! documents: wrong types are `TypeError`s, wrong values plain `Error`s.
+
+use napi::bindgen_prelude::Env;
+use repeat_tool_guard_core::{CanonicalError, ConfigError};
+
+use crate::js::{ErrorClass, Js};
+use crate::registry::RegistryError;
+
+#[derive(Debug, thiserror::Error)]
+pub enum Failure {
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    #[error(transparent)]
+    Canonical(#[from] CanonicalError),
+    #[error(transparent)]
+    Registry(#[from] RegistryError),
+    #[error("repeat-tool-guard: {name} must be a string, got {kind}")]
+    NotAString {
+        name: &'static str,
+        kind: &'static str,
+    },
+    #[error(
+        "repeat-tool-guard: a tool result must be an object with `content` and `isError`, got {0}"
+    )]
+    ResultNotAnObject(&'static str),
+    /// A Node-API call failed, or JavaScript code it ran threw (the
+    /// exception is then pending, and is what the caller gets).
+    #[error("{}", .0.reason)]
+    Node(#[from] napi::Error),
+}
+
+impl Failure {
+    fn is_type_error(&self) -> bool {
+        match self {
+            Failure::Config(error) => error.is_type_error(),
+            Failure::NotAString { .. } | Failure::ResultNotAnObject(_) => true,
+            Failure::Canonical(_) | Failure::Registry(_) | Failure::Node(_) => false,
+        }
+    }
+}
+
+/// Throws `failure` in `env` as its JavaScript error (a Node-API failure or
+/// a pending exception is left to napi-rs, as it stands).
+pub fn map_error(env: Env, failure: Failure) -> napi::Error {
+    if let Failure::Node(error) = failure {
+        return error;
+    }
+    let class = if failure.is_type_error() {
+        ErrorClass::TypeError
+    } else {
+        ErrorClass::Error
+    };
+    Js { env: env.raw() }.throw(class, &failure.to_string())
+}

@@ -1,5 +1,5 @@
 //! The memo: the last transport the guard keyed in one role (a call's
-//! arguments, or a tool result), its long strings and its key. The same call
+//! arguments, or a tool result), its long strings and its key, up to 4 MB. The same call
 //! again, as a stuck agent makes it, is then keyed by comparing its bytes
 //! instead of canonicalizing and hashing them again: tens of microseconds for
 //! a ~1 MB string, where hashing its key form takes over a hundred.
@@ -12,8 +12,9 @@ use crate::key::{CallKey, KeyForm};
 use crate::read::{Scratch, KEEP};
 use crate::value::Arguments;
 
-/// The most code units of long strings a memo keeps (4 MB): a larger call is keyed afresh each time.
-const MAX_UNITS: usize = 1 << 21;
+/// The most bytes a memo keeps, its transport's and its long strings' (two a
+/// code unit) together: a larger call is keyed afresh each time.
+const MAX_BYTES: usize = 1 << 22;
 
 #[derive(Debug)]
 pub(crate) struct Memo {
@@ -100,8 +101,10 @@ pub(crate) fn key_form<'s>(
 ) -> Result<KeyForm<'s>, CanonicalError> {
     let remembered = match arguments {
         Arguments::Transport { bytes, pieces }
-            if bytes.len() <= KEEP
-                && pieces.iter().map(|piece| piece.len()).sum::<usize>() <= MAX_UNITS =>
+            if pieces
+                .iter()
+                .try_fold(bytes.len(), |size, piece| size.checked_add(2 * piece.len()))
+                .is_some_and(|size| size <= MAX_BYTES) =>
         {
             Some((bytes, pieces))
         }
@@ -221,5 +224,15 @@ mod tests {
         )
         .unwrap();
         assert!(memo.valid && memo.units.capacity() <= KEEP);
+        // Past the cap, nothing is kept, and the key is as fresh as ever.
+        let huge = units(&"z".repeat(MAX_BYTES / 2 + 1));
+        let pieces: [&[u16]; 1] = [&huge];
+        let arguments = Arguments::Transport {
+            bytes: &bytes,
+            pieces: &pieces,
+        };
+        let key = CallKey::from(&key_form(&units("t"), arguments, scratch, memo).unwrap());
+        assert!(!memo.valid);
+        assert_eq!(key, fresh("t", arguments));
     }
 }

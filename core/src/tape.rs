@@ -195,15 +195,17 @@ impl<'a> Tape<'a> {
 
     /// A member's key, resolved against the tape and the decoded keys.
     fn key<'k>(&'k self, member: &Member, decoded: &'k [u16]) -> Key<'k> {
-        match member.decoded {
-            Some((start, end)) => Key::Units(decoded.get(start..end).unwrap_or_default()),
-            None => {
-                match self.str_at(self.tokens.get(member.key).copied().unwrap_or(Token::Null)) {
-                    Str::Plain(text) | Str::Escaped(text) => Key::Plain(text),
-                    Str::Narrow(bytes) | Str::Wide(bytes) => Key::Narrow(bytes),
-                    Str::Units(units) => Key::Units(units),
-                }
+        match member.key {
+            KeyAt::Plain { start, end } => {
+                Key::Plain(self.text.get(start..end).unwrap_or_default())
             }
+            KeyAt::Narrow { start, end } => {
+                Key::Narrow(self.bytes.get(start..end).unwrap_or_default())
+            }
+            KeyAt::Decoded { start, end } => {
+                Key::Units(decoded.get(start..end).unwrap_or_default())
+            }
+            KeyAt::Piece(index) => Key::Units(self.pieces.get(index).copied().unwrap_or_default()),
         }
     }
 
@@ -222,26 +224,38 @@ impl<'a> Tape<'a> {
         let mut i = index + 1;
         while i < end {
             let token = self.tokens.get(i).copied().unwrap_or(Token::Null);
+            // Keys that are not their own code units yet are decoded into `decoded`.
+            let key = match token {
+                Token::JsonStr {
+                    start,
+                    end,
+                    escaped: false,
+                } => KeyAt::Plain { start, end },
+                Token::Units {
+                    start,
+                    end,
+                    wide: false,
+                } => KeyAt::Narrow { start, end },
+                Token::Piece(index) => KeyAt::Piece(index),
+                token => {
+                    let from = decoded.len();
+                    match self.str_at(token) {
+                        Str::Escaped(raw) => decode_json_string_into(raw, decoded),
+                        Str::Wide(bytes) => decoded.extend(wide_units(bytes)),
+                        // Only string tokens stand in key position; the readers guarantee it.
+                        Str::Plain(_) | Str::Narrow(_) | Str::Units(_) => {}
+                    }
+                    KeyAt::Decoded {
+                        start: from,
+                        end: decoded.len(),
+                    }
+                }
+            };
             let mut member = Member {
-                key: i,
-                decoded: None,
+                key,
                 order: 0,
                 value: i + 1,
             };
-            // Keys that are not their own code units yet are decoded into `decoded`.
-            match self.str_at(token) {
-                Str::Escaped(raw) => {
-                    let from = decoded.len();
-                    decode_json_string_into(raw, decoded);
-                    member.decoded = Some((from, decoded.len()));
-                }
-                Str::Wide(bytes) => {
-                    let from = decoded.len();
-                    decoded.extend(wide_units(bytes));
-                    member.decoded = Some((from, decoded.len()));
-                }
-                Str::Plain(_) | Str::Narrow(_) | Str::Units(_) => {}
-            }
             member.order = self.key(&member, decoded).order_key();
             absent |= matches!(self.tokens.get(member.value), Some(Token::Absent));
             i = subtree_end(self.tokens, member.value);
@@ -251,14 +265,17 @@ impl<'a> Tape<'a> {
         let full = |a: &Member, b: &Member| self.key(a, decoded).cmp_utf16(&self.key(b, decoded));
         let order = |a: &Member, b: &Member| a.order.cmp(&b.order).then_with(|| full(a, b));
         let slice = members.get_mut(start..).unwrap_or_default();
-        // Strictly ascending means sorted with no key twice: nothing to do, unless some are absent.
-        if slice.is_sorted_by(|a, b| order(a, b) == Ordering::Less) {
-            if !absent {
-                return;
-            }
-        } else {
-            // Stable, so duplicates stay in input order and the last one can win below.
-            slice.sort_by(order);
+        // Stable, so duplicates stay in input order and the last one can win below. A sort
+        // compares every two members that end up side by side, so if it met no equal pair, no
+        // key is there twice.
+        let mut twice = false;
+        sort_members(slice, |a, b| {
+            let ordering = order(a, b);
+            twice |= ordering == Ordering::Equal;
+            ordering
+        });
+        if !twice && !absent {
+            return;
         }
         // Keep, of each run of equal keys, the last member, unless it has no JSON form.
         let mut write = start;
@@ -266,7 +283,7 @@ impl<'a> Tape<'a> {
             let (Some(&current), next) = (members.get(read), members.get(read + 1)) else {
                 break;
             };
-            let last = next.is_none_or(|next| order(&current, next) != Ordering::Equal);
+            let last = !twice || next.is_none_or(|next| order(&current, next) != Ordering::Equal);
             if last && !matches!(self.tokens.get(current.value), Some(Token::Absent)) {
                 if let Some(slot) = members.get_mut(write) {
                     *slot = current;
@@ -306,13 +323,50 @@ pub(crate) enum Frame {
 /// value's tape index.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Member {
-    /// Tape index of the key's string token.
-    key: usize,
-    /// Span of the decoded key in the decoded-keys buffer, for escaped JSON keys.
-    decoded: Option<(usize, usize)>,
+    key: KeyAt,
     /// [`Key::order_key`]: decides most comparisons without looking at the keys.
     order: u64,
     value: usize,
+}
+
+/// Where a member's key lies: in the JSON text, in the transport's bytes, in
+/// the decoded-keys buffer (escaped JSON keys, wide transport keys), or among
+/// the pieces.
+#[derive(Clone, Copy, Debug)]
+enum KeyAt {
+    Plain { start: usize, end: usize },
+    Narrow { start: usize, end: usize },
+    Decoded { start: usize, end: usize },
+    Piece(usize),
+}
+
+/// Most objects have this few members or fewer: an insertion sort orders them
+/// in fewer steps than the standard sort's set-up takes.
+const FEW_MEMBERS: usize = 16;
+
+/// Sorts `members` stably by `order`.
+fn sort_members(members: &mut [Member], mut order: impl FnMut(&Member, &Member) -> Ordering) {
+    if members.len() > FEW_MEMBERS {
+        members.sort_by(order);
+        return;
+    }
+    for i in 1..members.len() {
+        let Some(&member) = members.get(i) else { break };
+        let mut j = i;
+        while let Some(before) = j.checked_sub(1).and_then(|k| members.get(k)) {
+            if order(&member, before) != Ordering::Less {
+                break;
+            }
+            let before = *before;
+            if let Some(slot) = members.get_mut(j) {
+                *slot = before;
+            }
+            j -= 1;
+        }
+        if let Some(slot) = members.get_mut(j) {
+            *slot = member;
+        }
+    }
 }
 
 /// Tape index just past the subtree that starts at `index`.

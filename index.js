@@ -102,7 +102,7 @@ export function apply(ctx, config) {
         return sameResultOnly ? guard.observe(id, tool, exec.arguments, result) : guard.observe(id, tool, exec.arguments)
       }
       try {
-        return inMemory() ? binding.__observeMemory() : binding.__observeEncoded(encoded.memory, encoded.pieces)
+        return inMemory() ? binding.__observeMemory() : binding.__observeEncoded(encoded.memory, encoded.pieces, encoded.widePieces)
       } finally {
         release()
       }

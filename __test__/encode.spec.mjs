@@ -42,7 +42,7 @@ function stringForm(text) {
 }
 
 // The transport's tags (core/src/transport.rs); lib/encode.js's copy is checked against Rust's.
-const [NULL, NUMBER, ARRAY, OBJECT, END, LONG, ABSENT] = [0, 3, 6, 7, 9, 10, 11]
+const [NULL, NUMBER, ARRAY, OBJECT, END, LONG, ABSENT, LONG_WIDE] = [0, 3, 6, 7, 9, 10, 11, 12]
 
 /**
  * Reads the last encoding back in the order it was written: the agent id, the tool name, and the
@@ -50,14 +50,15 @@ const [NULL, NUMBER, ARRAY, OBJECT, END, LONG, ABSENT] = [0, 3, 6, 7, 9, 10, 11]
  * and `null` in an array, as JSON does; no sorting), the raw numbers met, in order, and how many
  * values were marked as without JSON form.
  */
-function readTransport({ header, bytes, pieces }) {
+function readTransport({ header, bytes, pieces, widePieces }) {
   const form = Array.from(bytes.subarray(0, header[1]))
   const view = new DataView(Uint8Array.from(form).buffer)
   const numbers = []
   let absent = 0
   let at = 0
   function string() {
-    if (form[at] === LONG) {
+    if (form[at] === LONG || form[at] === LONG_WIDE) {
+      const wide = form[at] === LONG_WIDE
       let index = 0
       for (let shift = 1; ; shift *= 128) {
         const byte = form[++at]
@@ -65,7 +66,10 @@ function readTransport({ header, bytes, pieces }) {
         if (byte < 0x80) break
       }
       at++
-      return pieces[index]
+      const text = (wide ? widePieces : pieces)[index]
+      // Rust reads a narrow piece one byte a code unit: it must have no wider one.
+      if (/[^\0-\xff]/.test(text) !== wide) throw new Error(`a ${wide ? 'wide' : 'narrow'} piece that is not`)
+      return text
     }
     const wide = form[at++] === 5
     let length = 0
@@ -92,7 +96,7 @@ function readTransport({ header, bytes, pieces }) {
       at += 9
       return JSON.stringify(number)
     }
-    if (tag === 4 || tag === 5 || tag === LONG) return JSON.stringify(string())
+    if (tag === 4 || tag === 5 || tag === LONG || tag === LONG_WIDE) return JSON.stringify(string())
     at++
     const parts = []
     while (form[at] !== END) {
@@ -116,7 +120,11 @@ function readTransport({ header, bytes, pieces }) {
   return { agent, tool, text, numbers, absent }
 }
 
-const longString = (next) => String.fromCharCode(...Array.from({ length: 120 + Math.floor(next() * 20) + (next() < 0.2 ? 5000 : 0) }, () => (next() < 0.9 ? 97 + Math.floor(next() * 26) : Math.floor(next() * 0x10000))))
+/** A string of 120 to 5,140 code units: half of them with every unit in one byte (Latin-1 included), half with some wider. */
+function longString(next) {
+  const top = next() < 0.5 ? 0x100 : 0x10000
+  return String.fromCharCode(...Array.from({ length: 120 + Math.floor(next() * 20) + (next() < 0.2 ? 5000 : 0) }, () => (next() < 0.9 ? 97 + Math.floor(next() * 26) : Math.floor(next() * top))))
+}
 
 const KEYS = ['0', '1', '2', '9', '10', '99', '01', '-1', '4294967294', '4294967295', '1e3', '', 'a', 'b', 'B', 'ab', 'é', '\u{1F600}', '\uFF5E', '\uD800', 'z']
 
@@ -199,7 +207,7 @@ test('Rust accepts what the walk writes and keys it as the class path does', (t)
   const fast = (agent, value) => {
     t.true(encode(value, agent, 'tool', handle))
     try {
-      return binding.__observeEncoded(encoded.memory, encoded.pieces)
+      return binding.__observeEncoded(encoded.memory, encoded.pieces, encoded.widePieces)
     } finally {
       release()
     }
@@ -240,7 +248,7 @@ test('with sameResultOnly, a result written on the fast path keys as the class p
   const fast = (agent, args, result) => {
     t.true(encode(args, agent, 'tool', handle, true, result))
     try {
-      return binding.__observeEncoded(encoded.memory, encoded.pieces)
+      return binding.__observeEncoded(encoded.memory, encoded.pieces, encoded.widePieces)
     } finally {
       release()
     }
@@ -287,7 +295,7 @@ test('calls of a few agents and tools in any order count on the fast path as on 
     if (next() < 0.4) call = [pick(agents), pick(tools), next() < 0.7 ? { q: 1 } : { q: [2] }]
     const [agent, tool, args] = call
     t.true(encode(args, agent, tool, fastGuard.__handle()))
-    const fast = binding.__observeEncoded(encoded.memory, encoded.pieces)
+    const fast = binding.__observeEncoded(encoded.memory, encoded.pieces, encoded.widePieces)
     release()
     const slow = classGuard.observe(agent, tool, args)
     t.deepEqual(fast ?? null, slow, `call ${i}: ${JSON.stringify(call)}`)
@@ -319,7 +327,7 @@ withCallMemory('a call in the call memory is read where it lies; a second copy o
     const [agent, tool, args] = call
     const copy = pick(copies)
     t.true(copy.encode(args, agent, tool, fastGuard.__handle()))
-    const fast = copy.inMemory() ? (paths.read++, binding.__observeMemory()) : (paths.handed++, binding.__observeEncoded(copy.encoded.memory, copy.encoded.pieces))
+    const fast = copy.inMemory() ? (paths.read++, binding.__observeMemory()) : (paths.handed++, binding.__observeEncoded(copy.encoded.memory, copy.encoded.pieces, copy.encoded.widePieces))
     copy.release()
     // Now and then a copy makes new memory (as growing does) and takes it over.
     if (next() < 0.02) copy.useMemory(binding.__callMemory)
@@ -340,7 +348,7 @@ test.serial('without call memory from the binding (a runtime without external bu
     for (let i = 0; i < 3; i++) {
       t.true(copy.encode({ q: 1 }, String(create), 't', guard.__handle()))
       t.false(copy.inMemory())
-      counts.push(binding.__observeEncoded(copy.encoded.memory, copy.encoded.pieces)?.count)
+      counts.push(binding.__observeEncoded(copy.encoded.memory, copy.encoded.pieces, copy.encoded.widePieces)?.count)
       copy.release()
     }
     t.deepEqual(counts, [undefined, undefined, 3])
@@ -372,7 +380,7 @@ test.serial('with inlineStrings (as on the WASI build), long strings are written
     t.is(copy.encoded.pieces, null, 'no string handed over')
     t.is(readTransport(copy.encoded).text, JSON.stringify(value))
     t.is(guard.observe(`agent-${i}`, 'tool', value), null)
-    t.is(binding.__observeEncoded(copy.encoded.memory, copy.encoded.pieces)?.count, 2, canonicalize(value).slice(0, 80))
+    t.is(binding.__observeEncoded(copy.encoded.memory, copy.encoded.pieces, copy.encoded.widePieces)?.count, 2, canonicalize(value).slice(0, 80))
     copy.release()
   }
 })
@@ -441,7 +449,7 @@ withoutCallMemory('the WASI build makes no call memory: __callMemory checks its 
     t.true(encode(args, agent, tool, fastGuard.__handle()))
     t.false(inMemory())
     t.true(encoded.memory instanceof ArrayBuffer)
-    const fast = binding.__observeEncoded(encoded.memory, encoded.pieces)
+    const fast = binding.__observeEncoded(encoded.memory, encoded.pieces, encoded.widePieces)
     release()
     const slow = classGuard.observe(agent, tool, args)
     t.deepEqual(fast ?? null, slow, `call ${i}: ${JSON.stringify(call).slice(0, 60)}`)
@@ -469,7 +477,7 @@ test('agent ids and tool names of every kind key a call as the class path does',
       // Long names take the class path; lone surrogates are written as they are.
       t.is(fast, agent.length < 128 && tool.length < 128, `${agent} ${tool}`)
       t.is(guard.observe(agent, tool, { q: tool }), null)
-      const second = fast ? binding.__observeEncoded(encoded.memory, encoded.pieces) : guard.observe(agent, tool, { q: tool })
+      const second = fast ? binding.__observeEncoded(encoded.memory, encoded.pieces, encoded.widePieces) : guard.observe(agent, tool, { q: tool })
       release()
       t.is(second?.count, 2, `${JSON.stringify(agent)} ${JSON.stringify(tool)}`)
       guard.reset(agent)
@@ -479,7 +487,7 @@ test('agent ids and tool names of every kind key a call as the class path does',
 
 test('members in any order are one call, and a malformed transport is an error that changes no chain and no counter', (t) => {
   const guard = new RepeatToolGuard({ thresholds: [2, 3] })
-  const observe = (args) => binding.__observeEncoded(memoryOf([guard.__handle(), callBytes(args).length, 0, 0], callBytes(args)), null)
+  const observe = (args) => binding.__observeEncoded(memoryOf([guard.__handle(), callBytes(args).length, 0, 0], callBytes(args)), null, null)
   t.is(observe(ab), undefined)
   t.is(observe(ba).count, 2)
   const observed = guard.stats().observed
@@ -534,23 +542,24 @@ test('anything JSON.stringify would treat otherwise than a plain value is left t
 test('a malformed call of the raw hot path is a clear error, never a crash or a read out of bounds', (t) => {
   const guard = new RepeatToolGuard({})
   const bytes = callBytes(ab)
-  // handle, bytes written, pieces, where the result starts (none)
-  const header = [guard.__handle(), bytes.length, 0, 0]
-  const call = (head, pieces = null, body = bytes) => binding.__observeEncoded(memoryOf(head, body), pieces)
+  // handle, bytes written, narrow pieces, where the result starts (none), current (Rust's), wide pieces
+  const header = [guard.__handle(), bytes.length, 0, 0, 0, 0]
+  const call = (head, pieces = null, body = bytes, widePieces = null) => binding.__observeEncoded(memoryOf(head, body), pieces, widePieces)
   t.is(call(header), undefined)
   const detached = memoryOf(header, bytes)
   structuredClone(detached, { transfer: [detached] })
   const cases = [
-    [() => binding.__observeEncoded(new Float64Array(header), null), /expected an ArrayBuffer/],
-    [() => binding.__observeEncoded('agtool', null), /expected an ArrayBuffer/],
-    [() => binding.__observeEncoded(new ArrayBuffer(24), null), /header out of range/],
-    [() => binding.__observeEncoded(detached, null), /header out of range/],
-    [() => binding.__observeEncoded(), /takes 2 arguments/],
+    [() => binding.__observeEncoded(new Float64Array(header), null, null), /expected an ArrayBuffer/],
+    [() => binding.__observeEncoded('agtool', null, null), /expected an ArrayBuffer/],
+    [() => binding.__observeEncoded(new ArrayBuffer(24), null, null), /header out of range/],
+    [() => binding.__observeEncoded(detached, null, null), /header out of range/],
+    [() => binding.__observeEncoded(), /takes 3 arguments/],
   ]
   for (const [index, value, message] of [
     [1, bytes.length + 1, /length out of range/], [1, 1e9, /length out of range/], [1, -1, /length out of range/], [1, 0.5, /length out of range/],
     [1, 3, /malformed agent id/], [1, 5, /malformed tool name/], [1, 10, /malformed argument encoding/],
-    [2, 1, /expected the pieces/], [2, NaN, /expected the pieces/], [0, 12345, /.+/], [0, NaN, /.+/],
+    [2, 1, /expected the pieces/], [2, NaN, /piece count out of range/], [5, 1, /expected the pieces/], [5, -1, /wide piece count out of range/],
+    [0, 12345, /.+/], [0, NaN, /.+/],
     // Only the guard's own handle finds it: not a number near it, nor one past the range of handles.
     ...[header[0] + 0.5, header[0] + 2 ** 32, -1, 2 ** 52, Infinity].map((handle) => [0, handle, /disposed or belongs to another thread/]),
   ]) {
@@ -561,7 +570,7 @@ test('a malformed call of the raw hot path is a clear error, never a crash or a 
   // An agent id written wide though it fits in bytes.
   const wideAgent = [5, 2, 97, 0, 103, 0, ...bytes.slice(4)]
   cases.push([() => call([guard.__handle(), wideAgent.length, 0, 0], null, wideAgent), /malformed agent id/])
-  // The pieces: strings, as many as the header says, each referred to by its index.
+  // The pieces: strings, as many of each kind as the header says, each referred to by its index.
   const withPiece = [OBJECT, ...stringForm('a'), LONG, 0, END]
   const pieceCall = callBytes(withPiece)
   const head = [guard.__handle(), pieceCall.length, 1, 0]
@@ -570,6 +579,13 @@ test('a malformed call of the raw hot path is a clear error, never a crash or a 
   for (const pieces of [null, {}, 'ab']) cases.push([() => call(head, pieces, pieceCall), /expected the pieces/])
   const pastPieces = callBytes([OBJECT, ...stringForm('a'), LONG, 1, END])
   cases.push([() => call([guard.__handle(), pastPieces.length, 1, 0], ['ab'], pastPieces), /malformed argument encoding/])
+  const widePieceCall = callBytes([OBJECT, ...stringForm('a'), LONG_WIDE, 0, END])
+  const wideHead = [guard.__handle(), widePieceCall.length, 0, 0, 0, 1]
+  cases.push([() => call(wideHead, null, widePieceCall, ['ā', 'b']), /not as many as the header says/])
+  cases.push([() => call(wideHead, null, widePieceCall, [42]), /.+/])
+  // A wide piece's index is not a narrow one's, nor the other way round.
+  cases.push([() => call([guard.__handle(), widePieceCall.length, 1, 0, 0, 0], ['ab'], widePieceCall), /malformed argument encoding/])
+  cases.push([() => call([guard.__handle(), pieceCall.length, 0, 0, 0, 1], null, pieceCall, ['ā']), /malformed argument encoding/])
   // A result where the guard compares none, or one that starts inside the agent id and tool name.
   const results = new RepeatToolGuard({ sameResultOnly: true })
   cases.push([() => call([guard.__handle(), bytes.length, 0, 12]), /a result without sameResultOnly/])
@@ -581,10 +597,14 @@ test('a malformed call of the raw hot path is a clear error, never a crash or a 
   const memory = memoryOf(head, pieceCall)
   const pieces = []
   Object.defineProperty(pieces, 0, { get: () => (structuredClone(memory, { transfer: [memory] }), 'ab'), enumerable: true })
-  t.throws(() => binding.__observeEncoded(memory, pieces), { message: /header out of range/ })
+  t.throws(() => binding.__observeEncoded(memory, pieces, null), { message: /header out of range/ })
   // A long string as a piece is the same call as written in place: a run of two.
   const reminded = new RepeatToolGuard({ thresholds: [2] })
   const inPlace = callBytes([OBJECT, ...stringForm('a'), ...stringForm('xy'), END])
   t.is(call([reminded.__handle(), inPlace.length, 0, 0], null, inPlace), undefined)
   t.is(call([reminded.__handle(), pieceCall.length, 1, 0], ['xy'], pieceCall).count, 2)
+  // And a wide one, as its code units written in place.
+  const wideInPlace = callBytes([OBJECT, ...stringForm('a'), ...stringForm('xā'), END])
+  t.is(call([reminded.__handle(), wideInPlace.length, 0, 0], null, wideInPlace), undefined)
+  t.is(call([reminded.__handle(), widePieceCall.length, 0, 0, 0, 1], null, widePieceCall, ['xā']).count, 2)
 })

@@ -115,7 +115,7 @@ test('the hot path takes lone surrogates in names and ids, and keys them as the 
   const fast = (agent, tool) => {
     t.true(encode({ q: 1 }, agent, tool, handle), `${JSON.stringify(agent)} ${JSON.stringify(tool)} on the hot path`)
     try {
-      return (inMemory() ? binding.__observeMemory() : binding.__observeEncoded(encoded.memory, encoded.pieces)) ?? null
+      return (inMemory() ? binding.__observeMemory() : binding.__observeEncoded(encoded.memory, encoded.pieces, encoded.widePieces)) ?? null
     } finally {
       release()
     }

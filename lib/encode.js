@@ -20,10 +20,10 @@ const LONG_STRING = 128
 const KEEP_BYTES = 1 << 19
 
 // The buffer starts with a header of numbers that brings Rust everything else it needs: the
-// guard's handle, the bytes written after the header, how many long strings `pieces` holds, and
-// where among the bytes the tool result starts (for sameResultOnly; 0 when there is none). The
-// last is Rust's: 1 while the buffer is the binding's current call memory (src/memory.rs), which
-// `__observeMemory()` reads unasked.
+// guard's handle, the bytes written after the header, how many long strings `pieces` and
+// `widePieces` hold, and where among the bytes the tool result starts (for sameResultOnly; 0 when
+// there is none). CURRENT is Rust's: 1 while the buffer is the binding's current call memory
+// (src/memory.rs), which `__observeMemory()` reads unasked.
 // BEGIN WIRE: generated from src/wire.rs, checked by its test
 // The transport's tags (core/src/transport.rs).
 const NULL = 0
@@ -37,13 +37,15 @@ const OBJECT = 7
 const END = 9
 const LONG = 10
 const ABSENT = 11
+const LONG_WIDE = 12
 // The header's slots and its length, in numbers (src/wire.rs).
 const HANDLE = 0
 const LENGTH = 1
 const PIECES = 2
 const RESULT_START = 3
 const CURRENT = 4
-export const HEADER = 5
+const WIDE_PIECES = 5
+export const HEADER = 6
 // END WIRE
 
 const objectPrototype = Object.prototype
@@ -57,8 +59,11 @@ function prototypeUnchanged() {
   return true
 }
 
-/** The last encoding, valid until the next call: the buffer, its header and bytes, and the long strings. */
-export const encoded = { memory: null, header: null, bytes: null, pieces: null }
+/**
+ * The last encoding, valid until the next call: the buffer, its header and bytes, and the long
+ * strings, those whose every code unit fits in a byte (`pieces`) and the others (`widePieces`).
+ */
+export const encoded = { memory: null, header: null, bytes: null, pieces: null, widePieces: null }
 
 // The views being written (also in `encoded`) and the long strings met. The write position is
 // passed along and returned (a local, not a module binding: faster), -1 when the value must take
@@ -67,6 +72,9 @@ let header
 let bytes
 let view
 let pieces = null
+let widePieces = null
+// A code unit past 0xff. V8 answers at once for a string it stores one byte a code unit.
+const WIDE_UNIT = /[^\0-\xff]/
 // The agent id and tool name the bytes start with (null: unknown), and how many bytes they take:
 // the next call mostly has the same ones, and then needs not write them again.
 let prefixAgentId = null
@@ -94,7 +102,7 @@ export function useMemory(create, { inlineStrings = false } = {}) {
 
 /** Whether the last encoding lies in the binding's current call memory, with no pieces: `__observeMemory()` reads it. */
 export function inMemory() {
-  return header[CURRENT] === 1 && encoded.pieces === null
+  return header[CURRENT] === 1 && encoded.pieces === null && encoded.widePieces === null
 }
 
 /** Puts the views in one new buffer with room for `capacity` bytes, keeping what is written. */
@@ -184,14 +192,26 @@ function longInline(text, at) {
   return at + 2 * length
 }
 
-/** A long string's tag and its index among the pieces, in LEB128. */
+/**
+ * A long string's tag and its index among the pieces, in LEB128: `LONG` and an index into
+ * `pieces` when every code unit fits in a byte (Rust reads it one byte a code unit, half the
+ * bytes), else `LONG_WIDE` and an index into `widePieces`.
+ */
 function long(text, at) {
-  if (pieces === null) pieces = []
-  let index = pieces.length
-  pieces.push(text)
+  let index
+  let tag
+  if (WIDE_UNIT.test(text)) {
+    if (widePieces === null) widePieces = []
+    index = widePieces.push(text) - 1
+    tag = LONG_WIDE
+  } else {
+    if (pieces === null) pieces = []
+    index = pieces.push(text) - 1
+    tag = LONG
+  }
   // An index takes at most 4 bytes here: pieces are fewer than MAX_BYTES.
   if (at + 5 > bytes.length && !grow(at + 5, at)) return -1
-  bytes[at++] = LONG
+  bytes[at++] = tag
   while (index >= 0x80) {
     bytes[at++] = (index & 0x7f) | 0x80
     index >>>= 7
@@ -307,7 +327,7 @@ function writeResult(result, at) {
  */
 export function encode(value, agentId = '', tool = '', handle = 0, withResult = false, result = undefined) {
   try {
-    pieces = null
+    pieces = widePieces = null
     if (typeof objectPrototype.toJSON === 'function' || !prototypeUnchanged()) return false
     let at
     if (agentId === prefixAgentId && tool === prefixTool) {
@@ -335,7 +355,9 @@ export function encode(value, agentId = '', tool = '', handle = 0, withResult = 
     header[HANDLE] = handle
     header[LENGTH] = at
     header[PIECES] = pieces === null ? 0 : pieces.length
+    header[WIDE_PIECES] = widePieces === null ? 0 : widePieces.length
     encoded.pieces = pieces
+    encoded.widePieces = widePieces
     return true
   } catch {
     // A stack overflow on a deep value (or a throwing proxy): the class path decides. A buffer
@@ -347,13 +369,13 @@ export function encode(value, agentId = '', tool = '', handle = 0, withResult = 
     }
     return false
   } finally {
-    pieces = null
+    pieces = widePieces = null
   }
 }
 
 /** Lets go of the last encoding's strings and drops an oversized buffer once Rust has read it. */
 export function release() {
-  encoded.pieces = null
+  encoded.pieces = encoded.widePieces = null
   if (bytes.length > KEEP_BYTES) {
     bytes = undefined
     prefixAgentId = prefixTool = null

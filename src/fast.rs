@@ -1,14 +1,15 @@
-//! The plugin's hot path, `__observeEncoded(memory, pieces)`: a raw
-//! Node-API function, because napi-rs' argument conversions and class
+//! The plugin's hot path, `__observeEncoded(memory, pieces, widePieces)`: a
+//! raw Node-API function, because napi-rs' argument conversions and class
 //! unwrapping cost more than the rest of a small call. `encode.js` writes a
 //! call into one `ArrayBuffer`, `memory`: a header of [`HEADER`] `f64`s (the
-//! guard's handle, the bytes written, the number of pieces, where the result
-//! starts), then bytes in the transport's encoding (`core/src/transport.rs`):
-//! the agent id, the tool name, the arguments as JavaScript holds them, and
-//! with `sameResultOnly` the tool result's `{ content, isError }`. Strings
-//! long enough that passing them as they are beats copying them in
-//! JavaScript come in `pieces`, `[string, …]`, read here before the buffer is
-//! borrowed. The core checks every byte and canonicalizes the value before it
+//! guard's handle, the bytes written, the number of pieces of each kind, where
+//! the result starts), then bytes in the transport's encoding
+//! (`core/src/transport.rs`): the agent id, the tool name, the arguments as
+//! JavaScript holds them, and with `sameResultOnly` the tool result's
+//! `{ content, isError }`. Strings long enough that passing them as they are
+//! beats copying them in JavaScript come in `pieces` (`[string, …]`, each code
+//! unit at most 0xff, as `encode.js` checks, read one byte each) and
+//! `widePieces` (read as UTF-16), before the buffer is borrowed. The core checks every byte and canonicalizes the value before it
 //! counts the call. It returns the reminder, or `undefined`.
 //! `__observeMemory()` does the same for a call without pieces written into
 //! the thread's call memory (`crate::memory`), which it finds without asking
@@ -20,29 +21,33 @@ use std::ptr;
 use napi::bindgen_prelude::{JsObjectValue, Object, ToNapiValue};
 use napi::sys::{napi_callback_info, napi_env, napi_value};
 use napi::{Error, Result, Status};
-use repeat_tool_guard_core::{Arguments, Call};
+use repeat_tool_guard_core::{Arguments, Call, Pieces};
 
 use crate::js::{answer, read_args, ErrorClass, Js};
 use crate::reminder::Reminder;
-use crate::wire::{malformed, out_of_range, whole, HANDLE, HEADER, LENGTH, PIECES, RESULT_START};
+use crate::wire::{
+    malformed, out_of_range, whole, HANDLE, HEADER, LENGTH, PIECES, RESULT_START, WIDE_PIECES,
+};
 use crate::{memory, registry};
 
 /// The long strings of the last call with pieces, kept to reuse their allocation.
 #[derive(Default)]
-struct Pieces {
-    /// Their code units, back to back.
-    units: Vec<u16>,
-    /// Where each ends in `units`.
-    ends: Vec<usize>,
+struct PiecesRead {
+    /// The narrow ones' code units, one byte each, back to back, and where each ends.
+    narrow: Vec<u8>,
+    narrow_ends: Vec<usize>,
+    /// The wide ones' code units, back to back, and where each ends.
+    wide: Vec<u16>,
+    wide_ends: Vec<usize>,
 }
 
 thread_local! {
-    static PIECES_READ: RefCell<Pieces> = RefCell::new(Pieces::default());
+    static PIECES_READ: RefCell<PiecesRead> = RefCell::new(PiecesRead::default());
 }
 
-/// Largest buffer kept between calls (8 MB of code units); a larger one is
-/// freed after use. Keeping a big one spares every large call fresh pages.
-const KEEP_UNITS: usize = 1 << 22;
+/// Largest buffer kept between calls (8 MB); a larger one is freed after use.
+/// Keeping a big one spares every large call fresh pages.
+const KEEP_BYTES: usize = 1 << 23;
 
 /// Exports the raw functions, `__observeEncoded`, `__observeMemory` and
 /// `__callMemory` (`crate::memory`), on the module's `exports`.
@@ -71,38 +76,87 @@ fn header_of(data: *const u8, byte_length: usize) -> Result<[f64; HEADER]> {
         .ok_or_else(|| out_of_range("header"))
 }
 
-/// Reads the long strings of `pieces` (`[string, …]`) into `read`, before
-/// the buffer is borrowed: reading an element may run JavaScript (a getter),
-/// which could detach the buffer.
-fn read_pieces(js: Js, pieces: napi_value, read: &mut Pieces) -> Result<()> {
-    let length = js.array_length(pieces).map_err(|_| {
+/// Reads the strings of `list` (`[string, …]`, `count` of them, as the
+/// header says) with `append`, each one's end into `ends`.
+fn read_list<T>(
+    js: Js,
+    list: napi_value,
+    count: usize,
+    (units, ends): (&mut Vec<T>, &mut Vec<usize>),
+    append: impl Fn(napi_value, &mut Vec<T>) -> Result<()>,
+) -> Result<()> {
+    units.clear();
+    ends.clear();
+    if count == 0 {
+        return Ok(());
+    }
+    let length = js.array_length(list).map_err(|_| {
         Error::new(
             Status::InvalidArg,
-            "repeat-tool-guard: expected the pieces, an array of strings".to_owned(),
+            "repeat-tool-guard: expected the pieces, arrays of strings".to_owned(),
         )
     })?;
-    read.units.clear();
-    read.ends.clear();
+    if length as usize != count {
+        return Err(Error::new(
+            Status::InvalidArg,
+            "repeat-tool-guard: the pieces are not as many as the header says".to_owned(),
+        ));
+    }
     for index in 0..length {
-        js.utf16_append(js.element(pieces, index)?, &mut read.units)?;
-        read.ends.push(read.units.len());
+        append(js.element(list, index)?, units)?;
+        ends.push(units.len());
     }
     Ok(())
 }
 
-impl Pieces {
-    /// Each string's code units.
-    fn strings(&self) -> Vec<&[u16]> {
-        let mut start = 0;
-        self.ends
-            .iter()
-            .map(|&end| {
-                let units = self.units.get(start..end).unwrap_or_default();
-                start = end;
-                units
-            })
-            .collect()
+impl PiecesRead {
+    /// Reads the long strings of `narrow` and `wide` (`[string, …]` each),
+    /// before the buffer is borrowed: reading an element may run JavaScript
+    /// (a getter), which could detach the buffer.
+    fn read(
+        &mut self,
+        js: Js,
+        (narrow, wide): (napi_value, napi_value),
+        counts: [usize; 2],
+    ) -> Result<()> {
+        let [narrow_count, wide_count] = counts;
+        read_list(
+            js,
+            narrow,
+            narrow_count,
+            (&mut self.narrow, &mut self.narrow_ends),
+            |value, out| js.latin1_append(value, out),
+        )?;
+        read_list(
+            js,
+            wide,
+            wide_count,
+            (&mut self.wide, &mut self.wide_ends),
+            |value, out| js.utf16_append(value, out),
+        )
     }
+
+    /// Frees buffers a large call grew.
+    fn trim(&mut self) {
+        if self.narrow.capacity() > KEEP_BYTES {
+            self.narrow = Vec::new();
+        }
+        if self.wide.capacity() > KEEP_BYTES / 2 {
+            self.wide = Vec::new();
+        }
+    }
+}
+
+/// Each string of `units`, back to back, ending where `ends` say.
+fn strings<'a, T>(units: &'a [T], ends: &[usize]) -> Vec<&'a [T]> {
+    let mut start = 0;
+    ends.iter()
+        .map(|&end| {
+            let string = units.get(start..end).unwrap_or_default();
+            start = end;
+            string
+        })
+        .collect()
 }
 
 /// `count` elements of `T` at byte `offset` of the buffer at `data` of
@@ -134,20 +188,28 @@ fn view<T>(
 const BYTES: usize = HEADER * size_of::<f64>();
 
 fn observe(js: Js, info: napi_callback_info) -> Result<napi_value> {
-    let [memory, pieces] = read_args::<2>(js, info, "__observeEncoded takes 2 arguments")?;
+    let [memory, narrow, wide] = read_args::<3>(js, info, "__observeEncoded takes 3 arguments")?;
     let (data, byte_length, header) = read_header(js, memory)?;
-    if header[PIECES] == 0.0 {
-        return observe_call(js, (data, byte_length), header, &[]);
+    let counts = [
+        whole(header[PIECES], "piece count")?,
+        whole(header[WIDE_PIECES], "wide piece count")?,
+    ];
+    if counts == [0, 0] {
+        return observe_call(js, (data, byte_length), header, Pieces::NONE);
     }
     PIECES_READ.with(|read| {
         let mut read = read.try_borrow_mut().map_err(|_| busy())?;
-        read_pieces(js, pieces, &mut read)?;
+        read.read(js, (narrow, wide), counts)?;
         // Reading them may have run JavaScript: find the buffer again.
         let (data, byte_length, header) = read_header(js, memory)?;
-        let observed = observe_call(js, (data, byte_length), header, &read.strings());
-        if read.units.capacity() > KEEP_UNITS {
-            *read = Pieces::default();
-        }
+        let narrow = strings(&read.narrow, &read.narrow_ends);
+        let wide = strings(&read.wide, &read.wide_ends);
+        let pieces = Pieces {
+            narrow: &narrow,
+            wide: &wide,
+        };
+        let observed = observe_call(js, (data, byte_length), header, pieces);
+        read.trim();
         observed
     })
 }
@@ -165,7 +227,7 @@ pub unsafe extern "C" fn observe_memory(env: napi_env, _info: napi_callback_info
         })
         .and_then(|(data, byte_length)| {
             let header = header_of(data, byte_length)?;
-            observe_call(js, (data, byte_length), header, &[])
+            observe_call(js, (data, byte_length), header, Pieces::NONE)
         });
     answer(js, observed)
 }
@@ -176,14 +238,18 @@ fn observe_call(
     js: Js,
     (data, byte_length): (*const u8, usize),
     header: [f64; HEADER],
-    pieces: &[&[u16]],
+    pieces: Pieces<'_>,
 ) -> Result<napi_value> {
     // Borrowed from here on: no JavaScript runs until the call returns (see `Js::array_buffer`).
-    let [handle, length, piece_count, result_at] =
-        [HANDLE, LENGTH, PIECES, RESULT_START].map(|slot| header[slot]);
+    let [handle, length, narrow, wide, result_at] =
+        [HANDLE, LENGTH, PIECES, WIDE_PIECES, RESULT_START].map(|slot| header[slot]);
     let bytes = view::<u8>(data, byte_length, BYTES, whole(length, "length")?)
         .ok_or_else(|| out_of_range("length"))?;
-    if whole(piece_count, "piece count")? != pieces.len() {
+    let counts = [
+        whole(narrow, "piece count")?,
+        whole(wide, "wide piece count")?,
+    ];
+    if counts != [pieces.narrow.len(), pieces.wide.len()] {
         return Err(Error::new(
             Status::InvalidArg,
             "repeat-tool-guard: the pieces are not as many as the header says".to_owned(),

@@ -200,6 +200,39 @@ impl Js {
         Ok(units)
     }
 
+    /// Appends the code units of `value`, a string whose every code unit is
+    /// at most 0xff (the caller knows), one byte each.
+    pub fn latin1_append(self, value: napi_value, bytes: &mut Vec<u8>) -> Result<()> {
+        let mut len = 0;
+        check(
+            // SAFETY: the running call's env and its handles (see `Js`); out-pointers are locals.
+            unsafe {
+                sys::napi_get_value_string_latin1(self.env, value, ptr::null_mut(), 0, &mut len)
+            },
+            "string read",
+        )?;
+        let start = bytes.len();
+        bytes.reserve(len + 1);
+        let mut written = 0;
+        check(
+            // SAFETY: `bytes` has room for `len + 1` bytes after `start` (reserved above), the size
+            // passed.
+            unsafe {
+                sys::napi_get_value_string_latin1(
+                    self.env,
+                    value,
+                    bytes.as_mut_ptr().add(start).cast(),
+                    len + 1,
+                    &mut written,
+                )
+            },
+            "string read",
+        )?;
+        // SAFETY: Node-API wrote `written` (<= len) bytes after the first `start`.
+        unsafe { bytes.set_len(start + written.min(len)) };
+        Ok(())
+    }
+
     /// Appends a string's UTF-16 code units to `units`.
     pub fn utf16_append(self, value: napi_value, units: &mut Vec<u16>) -> Result<()> {
         let mut len = 0;

@@ -12,14 +12,16 @@
 pub(crate) const HANDLE: usize = 0;
 /// Header slot: how many bytes follow the header.
 pub(crate) const LENGTH: usize = 1;
-/// Header slot: how many long strings the call's pieces hold.
+/// Header slot: how many narrow long strings the call's pieces hold.
 pub(crate) const PIECES: usize = 2;
 /// Header slot: where among the bytes the tool result starts (0: none).
 pub(crate) const RESULT_START: usize = 3;
 /// Header slot, written by Rust: 1 while the buffer is the thread's current call memory.
 pub(crate) const CURRENT: usize = 4;
+/// Header slot: how many wide long strings the call's wide pieces hold.
+pub(crate) const WIDE_PIECES: usize = 5;
 /// The header's length, in `f64`s.
-pub(crate) const HEADER: usize = 5;
+pub(crate) const HEADER: usize = 6;
 
 use napi::{Error, Result, Status};
 
@@ -72,6 +74,7 @@ mod tests {
             ("END", tag::END),
             ("LONG", tag::LONG),
             ("ABSENT", tag::ABSENT),
+            ("LONG_WIDE", tag::LONG_WIDE),
         ];
         let slots = [
             ("HANDLE", HANDLE),
@@ -79,6 +82,7 @@ mod tests {
             ("PIECES", PIECES),
             ("RESULT_START", RESULT_START),
             ("CURRENT", CURRENT),
+            ("WIDE_PIECES", WIDE_PIECES),
         ];
         let mut out = String::from("// The transport's tags (core/src/transport.rs).\n");
         for (name, value) in tags {

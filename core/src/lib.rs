@@ -55,4 +55,4 @@ pub use number::write_js_number;
 pub use reminders::{Reminder, Tier, GENTLE_TEXT};
 pub use stats::Stats;
 pub use transport::tag as transport_tag;
-pub use value::Arguments;
+pub use value::{Arguments, Pieces};

@@ -10,7 +10,7 @@ use crate::digest::digest_form;
 use crate::error::CanonicalError;
 use crate::key::{CallKey, KeyForm};
 use crate::read::{Scratch, KEEP};
-use crate::value::Arguments;
+use crate::value::{Arguments, Pieces};
 
 /// The most bytes a memo keeps, its transport's and its long strings' (two a
 /// code unit) together: a larger call is keyed afresh each time.
@@ -20,10 +20,8 @@ const MAX_BYTES: usize = 1 << 22;
 pub(crate) struct Memo {
     tool: Vec<u16>,
     bytes: Vec<u8>,
-    /// The long strings' code units, back to back.
-    units: Vec<u16>,
-    /// Where each long string ends in `units`.
-    ends: Vec<usize>,
+    narrow: Kept<u8>,
+    wide: Kept<u16>,
     key: CallKey,
     /// Whether `key` is the key of the rest.
     valid: bool,
@@ -34,8 +32,8 @@ impl Default for Memo {
         Self {
             tool: Vec::new(),
             bytes: Vec::new(),
-            units: Vec::new(),
-            ends: Vec::new(),
+            narrow: Kept::default(),
+            wide: Kept::default(),
             key: CallKey::from(&KeyForm::Inline(&[])),
             valid: false,
         }
@@ -44,49 +42,72 @@ impl Default for Memo {
 
 impl Memo {
     /// Whether this is the memo of `tool`, `bytes` and `pieces`.
-    fn holds(&self, tool: &[u16], bytes: &[u8], pieces: &[&[u16]]) -> bool {
-        if !self.valid
-            || self.ends.len() != pieces.len()
-            || self.bytes != bytes
-            || self.tool != tool
-        {
-            return false;
-        }
-        let mut start = 0;
-        pieces.iter().zip(&self.ends).all(|(&piece, &end)| {
-            let same = self.units.get(start..end) == Some(piece);
-            start = end;
-            same
-        })
+    fn holds(&self, tool: &[u16], bytes: &[u8], pieces: Pieces<'_>) -> bool {
+        self.valid
+            && self.bytes == bytes
+            && self.tool == tool
+            && self.narrow.holds(pieces.narrow)
+            && self.wide.holds(pieces.wide)
     }
 
     /// Keeps `tool`, `bytes` and `pieces` with their `key`.
-    fn keep(&mut self, tool: &[u16], bytes: &[u8], pieces: &[&[u16]], key: &KeyForm<'_>) {
-        fn refill<T: Copy>(kept: &mut Vec<T>, from: impl IntoIterator<Item = T>, len: usize) {
-            // A buffer a much larger call grew is given back, not pinned.
-            if kept.capacity() > KEEP && kept.capacity() > 4 * len {
-                *kept = Vec::with_capacity(len);
-            }
-            kept.clear();
-            kept.extend(from);
-        }
-        let units = pieces.iter().map(|piece| piece.len()).sum();
-        refill(&mut self.tool, tool.iter().copied(), tool.len());
-        refill(&mut self.bytes, bytes.iter().copied(), bytes.len());
-        refill(
-            &mut self.units,
-            pieces.iter().flat_map(|p| p.iter().copied()),
-            units,
-        );
-        let mut end = 0;
-        let ends = pieces.iter().map(|piece| {
-            end += piece.len();
-            end
-        });
-        refill(&mut self.ends, ends, pieces.len());
+    fn keep(&mut self, tool: &[u16], bytes: &[u8], pieces: Pieces<'_>, key: &KeyForm<'_>) {
+        refill(&mut self.tool, [tool]);
+        refill(&mut self.bytes, [bytes]);
+        self.narrow.keep(pieces.narrow);
+        self.wide.keep(pieces.wide);
         self.key.set(key);
         self.valid = true;
     }
+}
+
+/// Strings kept back to back, with where each ends.
+#[derive(Debug, Default)]
+struct Kept<T> {
+    units: Vec<T>,
+    ends: Vec<usize>,
+}
+
+impl<T: Copy + PartialEq> Kept<T> {
+    fn holds(&self, strings: &[&[T]]) -> bool {
+        let mut start = 0;
+        self.ends.len() == strings.len()
+            && strings.iter().zip(&self.ends).all(|(&string, &end)| {
+                let same = self.units.get(start..end) == Some(string);
+                start = end;
+                same
+            })
+    }
+
+    fn keep(&mut self, strings: &[&[T]]) {
+        refill(&mut self.units, strings.iter().copied());
+        let mut end = 0;
+        self.ends.clear();
+        self.ends.extend(strings.iter().map(|string| {
+            end += string.len();
+            end
+        }));
+    }
+}
+
+/// Puts `parts` back to back in `kept`, giving back a buffer a much larger
+/// call grew instead of pinning it.
+fn refill<'p, T: Copy + 'p>(kept: &mut Vec<T>, parts: impl IntoIterator<Item = &'p [T]> + Clone) {
+    let len = parts.clone().into_iter().map(<[T]>::len).sum::<usize>();
+    if kept.capacity() > KEEP && kept.capacity() > 4 * len {
+        *kept = Vec::with_capacity(len);
+    }
+    kept.clear();
+    for part in parts {
+        kept.extend_from_slice(part);
+    }
+}
+
+/// The bytes a memo of `bytes` and `pieces` takes.
+fn size(bytes: &[u8], pieces: Pieces<'_>) -> usize {
+    let narrow: usize = pieces.narrow.iter().map(|piece| piece.len()).sum();
+    let wide: usize = pieces.wide.iter().map(|piece| piece.len()).sum();
+    bytes.len() + narrow + 2 * wide
 }
 
 /// The call key of `tool` and `arguments` as a [`KeyForm`], reusing `memo`'s
@@ -100,12 +121,7 @@ pub(crate) fn key_form<'s>(
     memo: &'s mut Memo,
 ) -> Result<KeyForm<'s>, CanonicalError> {
     let remembered = match arguments {
-        Arguments::Transport { bytes, pieces }
-            if pieces
-                .iter()
-                .try_fold(bytes.len(), |size, piece| size.checked_add(2 * piece.len()))
-                .is_some_and(|size| size <= MAX_BYTES) =>
-        {
+        Arguments::Transport { bytes, pieces } if size(bytes, pieces) <= MAX_BYTES => {
             Some((bytes, pieces))
         }
         _ => None,
@@ -129,7 +145,7 @@ mod tests {
     use crate::digest::call_key;
     use crate::form::push_string;
     use crate::form::tag::{END, NARROW, NULL, OBJECT};
-    use crate::transport::tag::LONG;
+    use crate::transport::tag::{LONG, LONG_WIDE};
 
     fn units(text: &str) -> Vec<u16> {
         text.encode_utf16().collect()
@@ -147,7 +163,10 @@ mod tests {
         push_string(&mut long, &units("b"));
         long.extend([NULL, END]);
         let short = [NULL];
-        let transport = |bytes| Arguments::Transport { bytes, pieces: &[] };
+        let transport = |bytes| Arguments::Transport {
+            bytes,
+            pieces: Pieces::NONE,
+        };
         let (scratch, memo) = (&mut Scratch::default(), &mut Memo::default());
         let mut kept = |tool: &str, arguments| {
             CallKey::from(&key_form(&units(tool), arguments, scratch, memo).unwrap())
@@ -171,14 +190,25 @@ mod tests {
 
     #[test]
     fn a_remembered_transport_with_long_strings_matches_only_the_same_strings() {
+        // {"a": <narrow piece 0>, "b": <wide piece 0>, "c": <narrow piece 1>}
         let one = [
-            OBJECT, NARROW, 1, b'a', LONG, 0, NARROW, 1, b'b', LONG, 1, END,
+            OBJECT, NARROW, 1, b'a', LONG, 0, NARROW, 1, b'b', LONG_WIDE, 0, NARROW, 1, b'c', LONG,
+            1, END,
         ];
-        let (x, y) = (units(&"x".repeat(1000)), units(&"y".repeat(1000)));
-        let (xy, yx) = ([&x[..], &y[..]], [&y[..], &x[..]]);
-        let (xx, x_shorter) = ([&x[..], &x[..]], [&x[..], &x[..999]]);
+        let (x, y) = ("x".repeat(1000).into_bytes(), "y".repeat(1000).into_bytes());
+        let (w, v) = (units(&"\u{101}".repeat(500)), units(&"\u{102}".repeat(500)));
+        let (xy, yx, xx, x_shorter) = (
+            [&x[..], &y[..]],
+            [&y[..], &x[..]],
+            [&x[..], &x[..]],
+            [&x[..], &x[..999]],
+        );
         let (scratch, memo) = (&mut Scratch::default(), &mut Memo::default());
-        let mut kept = |pieces| {
+        let mut kept = |narrow: &[&[u8]], wide: &[u16]| {
+            let pieces = Pieces {
+                narrow,
+                wide: &[wide],
+            };
             let arguments = Arguments::Transport {
                 bytes: &one,
                 pieces,
@@ -187,50 +217,35 @@ mod tests {
             assert_eq!(key, fresh("t", arguments));
             key
         };
-        let first = kept(&xy);
-        assert_eq!(kept(&xy), first);
+        let first = kept(&xy, &w);
+        assert_eq!(kept(&xy, &w), first);
         // The same bytes with other strings, swapped, repeated or cut short, are other calls.
-        for other in [&yx, &xx, &x_shorter] {
-            assert_ne!(kept(other), first);
-            assert_eq!(kept(&xy), first);
+        for (narrow, wide) in [(&yx, &w), (&xx, &w), (&x_shorter, &w), (&xy, &v)] {
+            assert_ne!(kept(narrow, wide), first);
+            assert_eq!(kept(&xy, &w), first);
         }
     }
 
     #[test]
     fn a_memo_gives_back_what_a_large_call_grew() {
-        let big = units(&"z".repeat(1 << 20));
-        let bytes = [LONG, 0];
+        fn wide_piece<'a>(bytes: &'a [u8], wide: &'a [&'a [u16]]) -> Arguments<'a> {
+            let pieces = Pieces { narrow: &[], wide };
+            Arguments::Transport { bytes, pieces }
+        }
+        let bytes = [LONG_WIDE, 0];
         let (scratch, memo) = (&mut Scratch::default(), &mut Memo::default());
-        let pieces: [&[u16]; 1] = [&big];
-        key_form(
-            &units("t"),
-            Arguments::Transport {
-                bytes: &bytes,
-                pieces: &pieces,
-            },
-            scratch,
-            memo,
-        )
-        .unwrap();
-        assert!(memo.valid && memo.units.capacity() >= 1 << 20);
-        key_form(
-            &units("t"),
-            Arguments::Transport {
-                bytes: &[NULL],
-                pieces: &[],
-            },
-            scratch,
-            memo,
-        )
-        .unwrap();
-        assert!(memo.valid && memo.units.capacity() <= KEEP);
-        // Past the cap, nothing is kept, and the key is as fresh as ever.
-        let huge = units(&"z".repeat(MAX_BYTES / 2 + 1));
-        let pieces: [&[u16]; 1] = [&huge];
-        let arguments = Arguments::Transport {
-            bytes: &bytes,
-            pieces: &pieces,
+        let big = units(&"\u{101}".repeat(1 << 20));
+        key_form(&units("t"), wide_piece(&bytes, &[&big]), scratch, memo).unwrap();
+        assert!(memo.valid && memo.wide.units.capacity() >= 1 << 20);
+        let null = Arguments::Transport {
+            bytes: &[NULL],
+            pieces: Pieces::NONE,
         };
+        key_form(&units("t"), null, scratch, memo).unwrap();
+        assert!(memo.valid && memo.wide.units.capacity() <= KEEP);
+        // Past the cap, nothing is kept, and the key is as fresh as ever.
+        let huge = [&units(&"\u{101}".repeat(MAX_BYTES / 2 + 1))[..]];
+        let arguments = wide_piece(&bytes, &huge);
         let key = CallKey::from(&key_form(&units("t"), arguments, scratch, memo).unwrap());
         assert!(!memo.valid);
         assert_eq!(key, fresh("t", arguments));

@@ -5,7 +5,7 @@
 
 use crate::error::CanonicalError;
 use crate::tape::{Frame, Member, Open, Tape, Token};
-use crate::value::{Arguments, Scalar, Str, Visitor};
+use crate::value::{Arguments, Pieces, Scalar, Str, Visitor};
 use crate::{json, transport};
 
 /// Buffers reused from call to call, so a small call allocates nothing.
@@ -59,10 +59,15 @@ pub(crate) fn visit(
     let (text, bytes, pieces) = match arguments {
         Arguments::Json(text) => {
             json::parse(text.as_bytes(), tokens, open)?;
-            (text, &[][..], &[][..])
+            (text, &[][..], Pieces::NONE)
         }
         Arguments::Transport { bytes, pieces } => {
-            transport::parse(bytes, pieces.len(), tokens, open)?;
+            transport::parse(
+                bytes,
+                (pieces.narrow.len(), pieces.wide.len()),
+                tokens,
+                open,
+            )?;
             ("", bytes, pieces)
         }
         Arguments::Text(units) => {

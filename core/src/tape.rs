@@ -11,7 +11,7 @@
 use std::cmp::Ordering;
 
 use crate::key_order::Key;
-use crate::value::{decode_json_string_into, Scalar, Str, Visitor};
+use crate::value::{decode_json_string_into, Pieces, Scalar, Str, Visitor};
 
 /// One token. Containers record where their subtree ends on the tape.
 #[derive(Clone, Copy, Debug)]
@@ -38,8 +38,12 @@ pub(crate) enum Token {
         end: usize,
         wide: bool,
     },
-    /// A long string the transport passed as it is: its index among the pieces.
-    Piece(usize),
+    /// A long string the transport passed as it is: its index among the
+    /// narrow pieces, or the wide ones.
+    Piece {
+        index: usize,
+        wide: bool,
+    },
     /// A value JSON has no form for (`undefined`, a function, a symbol): a
     /// member left out, an element written as `null`.
     Absent,
@@ -65,7 +69,7 @@ pub(crate) struct Open {
 pub(crate) struct Tape<'a> {
     pub(crate) text: &'a str,
     pub(crate) bytes: &'a [u8],
-    pub(crate) pieces: &'a [&'a [u16]],
+    pub(crate) pieces: Pieces<'a>,
     pub(crate) tokens: &'a [Token],
 }
 
@@ -92,7 +96,12 @@ impl<'a> Tape<'a> {
                     Str::Narrow(units)
                 }
             }
-            Token::Piece(index) => Str::Units(self.pieces.get(index).copied().unwrap_or_default()),
+            Token::Piece { index, wide: false } => {
+                Str::Narrow(self.pieces.narrow.get(index).copied().unwrap_or_default())
+            }
+            Token::Piece { index, wide: true } => {
+                Str::Units(self.pieces.wide.get(index).copied().unwrap_or_default())
+            }
             // Only string tokens stand in key position; the readers guarantee it.
             _ => Str::Plain(""),
         }
@@ -106,7 +115,7 @@ impl<'a> Tape<'a> {
                 Scalar::NumberText(self.text.get(start..end).unwrap_or("0"))
             }
             Token::Number(value) => Scalar::Number(value),
-            Token::JsonStr { .. } | Token::Units { .. } | Token::Piece(_) => {
+            Token::JsonStr { .. } | Token::Units { .. } | Token::Piece { .. } => {
                 Scalar::Str(self.str_at(token))
             }
             // An element without a JSON form is `null` (members without one are left out).
@@ -205,7 +214,12 @@ impl<'a> Tape<'a> {
             KeyAt::Decoded { start, end } => {
                 Key::Units(decoded.get(start..end).unwrap_or_default())
             }
-            KeyAt::Piece(index) => Key::Units(self.pieces.get(index).copied().unwrap_or_default()),
+            KeyAt::Piece { index, wide: false } => {
+                Key::Narrow(self.pieces.narrow.get(index).copied().unwrap_or_default())
+            }
+            KeyAt::Piece { index, wide: true } => {
+                Key::Units(self.pieces.wide.get(index).copied().unwrap_or_default())
+            }
         }
     }
 
@@ -236,7 +250,7 @@ impl<'a> Tape<'a> {
                     end,
                     wide: false,
                 } => KeyAt::Narrow { start, end },
-                Token::Piece(index) => KeyAt::Piece(index),
+                Token::Piece { index, wide } => KeyAt::Piece { index, wide },
                 token => {
                     let from = decoded.len();
                     match self.str_at(token) {
@@ -337,7 +351,7 @@ enum KeyAt {
     Plain { start: usize, end: usize },
     Narrow { start: usize, end: usize },
     Decoded { start: usize, end: usize },
-    Piece(usize),
+    Piece { index: usize, wide: bool },
 }
 
 /// Most objects have this few members or fewer: an insertion sort orders them

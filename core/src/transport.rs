@@ -10,12 +10,13 @@
 //! | [`tag::NULL`], [`tag::FALSE`], [`tag::TRUE`] | | `null`, `false`, `true` |
 //! | [`tag::NUMBER`] | 8 bytes, IEEE-754 little-endian | any number |
 //! | [`tag::NARROW`], [`tag::WIDE`] | a length, code units | a string, as in the key form (`form`) |
-//! | [`tag::LONG`] | an index (LEB128) | a long string passed as it is: that one of the pieces |
+//! | [`tag::LONG`] | an index (LEB128) | a long string passed as it is: that one of the narrow pieces |
+//! | [`tag::LONG_WIDE`] | an index (LEB128) | that one of the wide pieces |
 //! | [`tag::ABSENT`] | | `undefined`, a function or a symbol |
 //! | [`tag::ARRAY`] | values, [`tag::END`] | an array |
 //! | [`tag::OBJECT`] | (key string, value) pairs, [`tag::END`] | an object |
 //!
-//! A key is a string ([`tag::NARROW`], [`tag::WIDE`] or [`tag::LONG`]). The
+//! A key is a string ([`tag::NARROW`], [`tag::WIDE`], [`tag::LONG`] or [`tag::LONG_WIDE`]). The
 //! whole value is a value other than [`tag::ABSENT`], with nothing after it.
 
 use crate::error::CanonicalError;
@@ -25,19 +26,25 @@ use crate::tape::{Open, Token};
 /// The transport's tags, one byte each: the key form's where they mean the same.
 pub mod tag {
     pub use crate::form::tag::{ARRAY, END, FALSE, NARROW, NULL, NUMBER, OBJECT, TRUE, WIDE};
-    /// A long string passed as it is; an index into the pieces follows.
+    /// A long string passed as it is, every code unit at most 0xff; an index
+    /// into the narrow pieces follows.
     pub const LONG: u8 = 10;
     /// A value JSON has no form for.
     pub const ABSENT: u8 = 11;
+    /// A long string passed as it is, as UTF-16; an index into the wide pieces follows.
+    pub const LONG_WIDE: u8 = 12;
 }
 
-use tag::{ABSENT, ARRAY, END, FALSE, LONG, NARROW, NULL, NUMBER, OBJECT, TRUE, WIDE};
+use tag::{ABSENT, ARRAY, END, FALSE, LONG, LONG_WIDE, NARROW, NULL, NUMBER, OBJECT, TRUE, WIDE};
 
-/// Reads `bytes` onto `tape`, with `pieces` long strings to refer to; each
-/// container's token records where its subtree ends.
+/// How many pieces of each kind a transport may refer to: narrow, wide.
+pub(crate) type PieceCounts = (usize, usize);
+
+/// Reads `bytes` onto `tape`, with `pieces` long strings of each kind to
+/// refer to; each container's token records where its subtree ends.
 pub(crate) fn parse(
     bytes: &[u8],
-    pieces: usize,
+    pieces: PieceCounts,
     tape: &mut Vec<Token>,
     open: &mut Vec<Open>,
 ) -> Result<(), CanonicalError> {
@@ -78,7 +85,7 @@ pub(crate) fn parse(
                 at += 8;
                 Token::Number(f64::from_le_bytes(*bits))
             }
-            NARROW | WIDE | LONG => {
+            NARROW | WIDE | LONG | LONG_WIDE => {
                 at = string(bytes, at, pieces, tape)?;
                 if open.is_empty() {
                     break;
@@ -120,15 +127,20 @@ pub(crate) fn parse(
 fn string(
     bytes: &[u8],
     at: usize,
-    pieces: usize,
+    (narrow, wide): PieceCounts,
     tape: &mut Vec<Token>,
 ) -> Result<usize, CanonicalError> {
-    if bytes.get(at) == Some(&LONG) {
+    if let Some(&tag @ (LONG | LONG_WIDE)) = bytes.get(at) {
         let (index, end) = read_len(bytes, at + 1, usize::MAX)?;
-        if index >= pieces {
+        let (count, wide) = if tag == LONG {
+            (narrow, false)
+        } else {
+            (wide, true)
+        };
+        if index >= count {
             return Err(CanonicalError::InvalidEncoding(at));
         }
-        tape.push(Token::Piece(index));
+        tape.push(Token::Piece { index, wide });
         return Ok(end);
     }
     // Most strings: narrow, with a one-byte length.
@@ -157,7 +169,7 @@ mod tests {
     use crate::digest::call_key;
     use crate::form::push_string;
     use crate::read::Scratch;
-    use crate::value::Arguments;
+    use crate::value::{Arguments, Pieces};
 
     fn text(out: &mut Vec<u8>, text: &str) {
         push_string(out, &text.encode_utf16().collect::<Vec<_>>());
@@ -168,7 +180,7 @@ mod tests {
         out.extend(value.to_le_bytes());
     }
 
-    fn canonical(bytes: &[u8], pieces: &[&[u16]]) -> Result<String, CanonicalError> {
+    fn canonical(bytes: &[u8], pieces: Pieces<'_>) -> Result<String, CanonicalError> {
         let mut out = String::new();
         Arguments::Transport { bytes, pieces }.write_canonical(&mut out)?;
         Ok(out)
@@ -202,9 +214,12 @@ mod tests {
 
     #[test]
     fn every_canonical_rule_is_applied_to_a_value_as_javascript_holds_it() {
-        let long: Vec<u16> = "long".encode_utf16().collect();
+        let pieces = Pieces {
+            narrow: &[b"long"],
+            wide: &[],
+        };
         assert_eq!(
-            canonical(&unsorted(), &[&long]),
+            canonical(&unsorted(), pieces),
             Ok(
                 "{\"9\":true,\"10\":\"x\",\"a\":\"long\",\"b\":[1.5,0,null,null],\"é\":\"😀\"}"
                     .to_owned()
@@ -216,7 +231,7 @@ mod tests {
         assert_eq!(
             key(Arguments::Transport {
                 bytes: &unsorted(),
-                pieces: &[&long]
+                pieces
             }),
             key(Arguments::Json(json))
         );
@@ -230,7 +245,10 @@ mod tests {
             bytes.push(value);
         }
         bytes.push(END);
-        assert_eq!(canonical(&bytes, &[]), Ok("{\"b\":false}".to_owned()));
+        assert_eq!(
+            canonical(&bytes, Pieces::NONE),
+            Ok("{\"b\":false}".to_owned())
+        );
     }
 
     #[test]
@@ -241,20 +259,29 @@ mod tests {
             text(&mut bytes, key);
             bytes.push(NULL);
         }
-        bytes.extend([LONG, 0, NULL, END]);
+        bytes.extend([LONG_WIDE, 0, NULL, LONG, 0, NULL, END]);
+        let pieces = Pieces {
+            narrow: &[&[0xe9, 0xe9]],
+            wide: &[&long],
+        };
         assert_eq!(
-            canonical(&bytes, &[&long]),
-            Ok("{\"0\":null,\"\":null,\"z\":null,\"ā\":null,\"āāā\":null}".to_owned())
+            canonical(&bytes, pieces),
+            Ok("{\"0\":null,\"\":null,\"z\":null,\"éé\":null,\"ā\":null,\"āāā\":null}".to_owned())
         );
     }
 
     #[test]
     fn a_malformed_transport_is_an_error() {
+        // One narrow piece ("a"), no wide one.
+        let one_narrow = Pieces {
+            narrow: &[b"a"],
+            wide: &[],
+        };
         let mut number_cut = vec![ARRAY];
         number_cut.extend([NUMBER, 0, 0]);
         for bytes in [
             &[][..],
-            &[12],
+            &[13],
             &[END],
             &[ABSENT],
             &[NULL, NULL],
@@ -264,6 +291,8 @@ mod tests {
             &[WIDE, 1, b'a', 0],
             &[LONG, 1],
             &[LONG, 0x80, 0],
+            &[LONG_WIDE, 0],
+            &[LONG_WIDE, 1],
             &[ARRAY, NULL],
             &[ARRAY, END, END],
             &[OBJECT, NULL, END],
@@ -271,11 +300,11 @@ mod tests {
             &[OBJECT, ABSENT, NULL, END],
         ] {
             assert!(
-                canonical(bytes, &[&[0x61]]).is_err(),
+                canonical(bytes, one_narrow).is_err(),
                 "{bytes:?} should be rejected"
             );
         }
-        assert_eq!(canonical(&[LONG, 0], &[&[0x61]]), Ok("\"a\"".to_owned()));
+        assert_eq!(canonical(&[LONG, 0], one_narrow), Ok("\"a\"".to_owned()));
     }
 
     #[test]
@@ -284,6 +313,9 @@ mod tests {
         let mut bytes = vec![ARRAY; depth];
         bytes.push(ABSENT);
         bytes.extend(std::iter::repeat_n(END, depth));
-        assert_eq!(canonical(&bytes, &[]).unwrap().len(), depth * 2 + 4);
+        assert_eq!(
+            canonical(&bytes, Pieces::NONE).unwrap().len(),
+            depth * 2 + 4
+        );
     }
 }

@@ -16,10 +16,28 @@ pub enum Arguments<'a> {
     /// A value as the plugin's JavaScript writes it (`transport`): members
     /// in their own order, long strings passed as they are, in `pieces`.
     /// Canonicalized here like JSON text, and checked in full.
-    Transport {
-        bytes: &'a [u8],
-        pieces: &'a [&'a [u16]],
-    },
+    Transport { bytes: &'a [u8], pieces: Pieces<'a> },
+}
+
+/// The long strings a transport passes as they are, each list referred to by
+/// index: `narrow` ones, every code unit at most 0xff and one byte each
+/// (`transport_tag::LONG`), and `wide` ones, as UTF-16 (`transport_tag::LONG_WIDE`).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Pieces<'a> {
+    pub narrow: &'a [&'a [u8]],
+    pub wide: &'a [&'a [u16]],
+}
+
+impl Pieces<'_> {
+    /// None at all.
+    pub const NONE: Pieces<'static> = Pieces {
+        narrow: &[],
+        wide: &[],
+    };
+
+    pub fn is_empty(&self) -> bool {
+        self.narrow.is_empty() && self.wide.is_empty()
+    }
 }
 
 /// A string of a value, resolved against its source.

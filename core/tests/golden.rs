@@ -32,21 +32,33 @@ fn canonical_form_matches_v8_golden_vectors() {
     }
 }
 
+/// Long strings of a transport, owned: narrow ones (every code unit at most 0xff) and wide ones.
+#[derive(Default)]
+struct OwnedPieces {
+    narrow: Vec<Vec<u8>>,
+    wide: Vec<Vec<u16>>,
+}
+
 /// `value` in the transport's encoding (`core/src/transport.rs`), members in reverse order, so
-/// that the core must sort them; strings over 8 code units passed as pieces.
-fn write_transport(value: &serde_json::Value, out: &mut Vec<u8>, pieces: &mut Vec<Vec<u16>>) {
+/// that the core must sort them; strings over 8 code units passed as pieces, as `encode.js`
+/// passes long ones: narrow when every code unit fits in a byte.
+fn write_transport(value: &serde_json::Value, out: &mut Vec<u8>, pieces: &mut OwnedPieces) {
     use repeat_tool_guard_core::push_string;
     use repeat_tool_guard_core::transport_tag::{
-        ARRAY, END, FALSE, LONG, NULL, NUMBER, OBJECT, TRUE,
+        ARRAY, END, FALSE, LONG, LONG_WIDE, NULL, NUMBER, OBJECT, TRUE,
     };
     use serde_json::Value;
-    let string = |text: &str, out: &mut Vec<u8>, pieces: &mut Vec<Vec<u16>>| {
+    let string = |text: &str, out: &mut Vec<u8>, pieces: &mut OwnedPieces| {
         let units: Vec<u16> = text.encode_utf16().collect();
-        if units.len() > 8 {
-            out.extend([LONG, u8::try_from(pieces.len()).expect("few pieces")]);
-            pieces.push(units);
-        } else {
+        let index = |len: usize| u8::try_from(len).expect("few pieces");
+        if units.len() <= 8 {
             push_string(out, &units);
+        } else if let Ok(narrow) = units.iter().map(|&unit| u8::try_from(unit)).collect() {
+            out.extend([LONG, index(pieces.narrow.len())]);
+            pieces.narrow.push(narrow);
+        } else {
+            out.extend([LONG_WIDE, index(pieces.wide.len())]);
+            pieces.wide.push(units);
         }
     };
     match value {
@@ -77,7 +89,7 @@ fn write_transport(value: &serde_json::Value, out: &mut Vec<u8>, pieces: &mut Ve
 
 #[test]
 fn a_value_as_javascript_writes_it_canonicalizes_to_the_same_text_and_key() {
-    use repeat_tool_guard_core::{call_key, Arguments};
+    use repeat_tool_guard_core::{call_key, Arguments, Pieces};
     let mut compared = 0;
     for (input, expected) in vectors() {
         let (input, expected) = (input.as_str(), expected.as_str());
@@ -85,13 +97,20 @@ fn a_value_as_javascript_writes_it_canonicalizes_to_the_same_text_and_key() {
         let Ok(value) = serde_json::from_str::<serde_json::Value>(input) else {
             continue;
         };
-        let (mut bytes, mut pieces) = (Vec::new(), Vec::new());
+        let (mut bytes, mut pieces) = (Vec::new(), OwnedPieces::default());
         write_transport(&value, &mut bytes, &mut pieces);
-        assert!(pieces.len() < 128, "an index takes one byte");
-        let pieces: Vec<&[u16]> = pieces.iter().map(Vec::as_slice).collect();
+        assert!(
+            pieces.narrow.len().max(pieces.wide.len()) < 128,
+            "an index takes one byte"
+        );
+        let narrow: Vec<&[u8]> = pieces.narrow.iter().map(Vec::as_slice).collect();
+        let wide: Vec<&[u16]> = pieces.wide.iter().map(Vec::as_slice).collect();
         let transport = Arguments::Transport {
             bytes: &bytes,
-            pieces: &pieces,
+            pieces: Pieces {
+                narrow: &narrow,
+                wide: &wide,
+            },
         };
         let mut canonical = String::new();
         transport

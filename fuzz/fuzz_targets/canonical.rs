@@ -19,10 +19,12 @@
 use std::cmp::Ordering;
 
 use libfuzzer_sys::fuzz_target;
-use repeat_tool_guard_core::transport_tag::{ARRAY, END, FALSE, LONG, NULL, NUMBER, OBJECT, TRUE};
+use repeat_tool_guard_core::transport_tag::{
+    ARRAY, END, FALSE, LONG, LONG_WIDE, NULL, NUMBER, OBJECT, TRUE,
+};
 use repeat_tool_guard_core::{
-    call_key, canonicalize_json, push_string, Arguments, Call, Guard, GuardConfig, RawConfig,
-    RawValue, Tier,
+    call_key, canonicalize_json, push_string, Arguments, Call, Guard, GuardConfig, Pieces,
+    RawConfig, RawValue, Tier,
 };
 use serde_json::Value;
 
@@ -52,12 +54,16 @@ fn check_json(text: &str) {
         "canonical text of {text:?} is not a fixed point"
     );
     if let Ok(value) = &theirs {
-        let (mut bytes, mut pieces) = (Vec::new(), Vec::new());
+        let (mut bytes, mut pieces) = (Vec::new(), OwnedPieces::default());
         write_transport(value, &mut bytes, &mut pieces);
-        let pieces: Vec<&[u16]> = pieces.iter().map(Vec::as_slice).collect();
+        let narrow: Vec<&[u8]> = pieces.narrow.iter().map(Vec::as_slice).collect();
+        let wide: Vec<&[u16]> = pieces.wide.iter().map(Vec::as_slice).collect();
         let encoded = Arguments::Transport {
             bytes: &bytes,
-            pieces: &pieces,
+            pieces: Pieces {
+                narrow: &narrow,
+                wide: &wide,
+            },
         };
         let mut walked = String::new();
         encoded
@@ -192,23 +198,37 @@ fn check_text(units: &[u16]) {
 const T: [u16; 1] = [b't' as u16];
 const A: [u16; 1] = [b'a' as u16];
 
+/// Long strings of a transport, owned: narrow ones (every code unit at most 0xff) and wide ones.
+#[derive(Default)]
+struct OwnedPieces {
+    narrow: Vec<Vec<u8>>,
+    wide: Vec<Vec<u16>>,
+}
+
 /// `value` in the transport's encoding as `encode.js` writes it, members in reverse order and
-/// numbers as they are; strings of more than 8 code units passed as pieces.
-fn write_transport(value: &Value, out: &mut Vec<u8>, pieces: &mut Vec<Vec<u16>>) {
-    let string = |out: &mut Vec<u8>, pieces: &mut Vec<Vec<u16>>, s: &str| {
+/// numbers as they are; strings of more than 8 code units passed as pieces, narrow when every
+/// code unit fits in a byte.
+fn write_transport(value: &Value, out: &mut Vec<u8>, pieces: &mut OwnedPieces) {
+    let string = |out: &mut Vec<u8>, pieces: &mut OwnedPieces, s: &str| {
         let units: Vec<u16> = s.encode_utf16().collect();
-        if units.len() > 8 {
-            out.push(LONG);
-            let mut index = pieces.len();
-            while index >= 0x80 {
-                out.push((index & 0x7f) as u8 | 0x80);
-                index >>= 7;
-            }
-            out.push(index as u8);
-            pieces.push(units);
-        } else {
+        if units.len() <= 8 {
             push_string(out, &units);
+            return;
         }
+        let mut index = if let Ok(narrow) = units.iter().map(|&unit| u8::try_from(unit)).collect() {
+            out.push(LONG);
+            pieces.narrow.push(narrow);
+            pieces.narrow.len() - 1
+        } else {
+            out.push(LONG_WIDE);
+            pieces.wide.push(units);
+            pieces.wide.len() - 1
+        };
+        while index >= 0x80 {
+            out.push((index & 0x7f) as u8 | 0x80);
+            index >>= 7;
+        }
+        out.push(index as u8);
     };
     match value {
         Value::Null => out.push(NULL),
@@ -237,12 +257,15 @@ fn write_transport(value: &Value, out: &mut Vec<u8>, pieces: &mut Vec<Vec<u16>>)
     }
 }
 
-/// The bytes as a transport, with two pieces to refer to.
+/// The bytes as a transport, with two pieces of each kind to refer to.
 fn check_encoding(data: &[u8]) {
-    let pieces: [&[u16]; 2] = [&[0x70], &[0x71, 0xe9, 0xd800]];
+    let pieces = Pieces {
+        narrow: &[&[0x70], &[0x71, 0xe9]],
+        wide: &[&[0x72], &[0x71, 0xe9, 0xd800]],
+    };
     let written = Arguments::Transport {
         bytes: data,
-        pieces: &pieces,
+        pieces,
     };
     let mut text = String::new();
     if written.write_canonical(&mut text).is_ok() {

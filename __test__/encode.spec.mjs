@@ -227,6 +227,35 @@ test('Rust accepts what the walk writes and keys it as the class path does', (t)
   }
 })
 
+test('a long string is handed over one byte a code unit exactly when every unit fits in one, wherever a wider one lies', (t) => {
+  const guard = new RepeatToolGuard({ thresholds: [2] })
+  const body = 'x'.repeat(20_000)
+  // A string V8 keeps two bytes a unit though every unit fits in one: a slice of one that does not.
+  const twoByteLatin1 = ('€' + 'é'.repeat(20_000)).slice(1)
+  const strings = {
+    ascii: body,
+    latin1: 'é'.repeat(20_000),
+    twoByteLatin1,
+    'wide at the start': `€${body}`,
+    'wide at the end': `${body}€`,
+    'wide in the middle': `${body}€${body}`,
+    'lone surrogate in the middle': `${body}\ud800${body}`,
+  }
+  for (const [name, text] of Object.entries(strings)) {
+    const value = { text, list: [text.slice(0, 200)] }
+    t.true(encode(value, name, 'tool', guard.__handle()))
+    const { pieces, widePieces } = encoded
+    // By definition: narrow when no code unit is past 0xff.
+    const wide = [text, text.slice(0, 200)].map((piece) => /[^\0-\xff]/.test(piece))
+    t.deepEqual(pieces ?? [], [text, text.slice(0, 200)].filter((_, i) => !wide[i]), name)
+    t.deepEqual(widePieces ?? [], [text, text.slice(0, 200)].filter((_, i) => wide[i]), name)
+    t.is(binding.__observeEncoded(encoded.memory, pieces, widePieces), undefined)
+    release()
+    // The class path keys it alike: the second call of a run.
+    t.is(guard.observe(name, 'tool', value)?.count, 2, name)
+  }
+})
+
 /** An ArrayBuffer laid out as encode.js lays out its own: the header numbers, then `bytes`. */
 function memoryOf(header, bytes) {
   const memory = new ArrayBuffer(HEADER * 8 + bytes.length)

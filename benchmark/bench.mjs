@@ -31,6 +31,10 @@ const cases = [
   { name: '~100 B, each call new', args: SMALL, vary: (args, i) => ({ ...args, limit: i }), rounds: MANY },
   { name: '~10 KB nested, each call new', args: nested(10_000), vary: (args, i) => ({ ...args, query: `search ${i}` }), rounds: MANY },
   { name: '~1 MB string', args: { path: 'out.txt', content: 'x'.repeat(1 << 20) }, rounds: FEW },
+  // One code unit past 0xff: V8 keeps the string two bytes a unit, and encode.js looks for such a
+  // unit at its ends before it scans the rest (a unit in the middle is the costly place).
+  { name: '~1 MB string, one wide unit at its start', args: { path: 'out.txt', content: `€${'x'.repeat(1 << 20)}` }, rounds: FEW },
+  { name: '~1 MB string, one wide unit in its middle', args: { path: 'out.txt', content: `${'x'.repeat(1 << 19)}€${'x'.repeat(1 << 19)}` }, rounds: FEW },
   { name: 'deep (1,000 levels)', args: deep(1000), rounds: FEW },
   { name: 'wide (10,000 keys)', args: Object.fromEntries(Array.from({ length: 10_000 }, (_, i) => [`key${(i * 7919) % 10_000}`, i])), rounds: FEW },
   { name: 'reminder call (~100 B)', args: { pattern: 'TODO' }, config: { thresholds: [2, 3] }, reminder: true, rounds: MANY },

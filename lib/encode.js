@@ -73,8 +73,15 @@ let bytes
 let view
 let pieces = null
 let widePieces = null
-// A code unit past 0xff. V8 answers at once for a string it stores one byte a code unit.
+// A code unit past 0xff. V8 answers at once for a string it stores one byte a code unit, and
+// scans one it stores two bytes a unit up to the first such unit: its ends are looked at first.
 const WIDE_UNIT = /[^\0-\xff]/
+const ENDS = 4096
+
+/** Whether every code unit of `text` fits in a byte. */
+function narrow(text) {
+  return !WIDE_UNIT.test(text.slice(0, ENDS)) && !WIDE_UNIT.test(text.slice(-ENDS)) && !WIDE_UNIT.test(text)
+}
 // The agent id and tool name the bytes start with (null: unknown), and how many bytes they take:
 // the next call mostly has the same ones, and then needs not write them again.
 let prefixAgentId = null
@@ -200,14 +207,14 @@ function longInline(text, at) {
 function long(text, at) {
   let index
   let tag
-  if (WIDE_UNIT.test(text)) {
-    if (widePieces === null) widePieces = []
-    index = widePieces.push(text) - 1
-    tag = LONG_WIDE
-  } else {
+  if (narrow(text)) {
     if (pieces === null) pieces = []
     index = pieces.push(text) - 1
     tag = LONG
+  } else {
+    if (widePieces === null) widePieces = []
+    index = widePieces.push(text) - 1
+    tag = LONG_WIDE
   }
   // An index takes at most 4 bytes here: pieces are fewer than MAX_BYTES.
   if (at + 5 > bytes.length && !grow(at + 5, at)) return -1

@@ -9,8 +9,9 @@
 //! `{ content, isError }`. Strings long enough that passing them as they are
 //! beats copying them in JavaScript come in `pieces` (`[string, …]`, each code
 //! unit at most 0xff, as `encode.js` checks, read one byte each) and
-//! `widePieces` (read as UTF-16), before the buffer is borrowed. The core checks every byte and canonicalizes the value before it
-//! counts the call. It returns the reminder, or `undefined`.
+//! `widePieces` (read as UTF-16), before the buffer is borrowed. The core
+//! checks every byte and canonicalizes the value before it counts the call.
+//! It returns the reminder, or `undefined`.
 //! `__observeMemory()` does the same for a call without pieces written into
 //! the thread's call memory (`crate::memory`), which it finds without asking
 //! Node-API. Both are internal: the public API is `RepeatToolGuard`.
@@ -97,10 +98,7 @@ fn read_list<T>(
         )
     })?;
     if length as usize != count {
-        return Err(Error::new(
-            Status::InvalidArg,
-            "repeat-tool-guard: the pieces are not as many as the header says".to_owned(),
-        ));
+        return Err(miscounted());
     }
     for index in 0..length {
         append(js.element(list, index)?, units)?;
@@ -249,11 +247,9 @@ fn observe_call(
         whole(narrow, "piece count")?,
         whole(wide, "wide piece count")?,
     ];
+    // Read again: JavaScript run while the pieces were read may have changed the header.
     if counts != [pieces.narrow.len(), pieces.wide.len()] {
-        return Err(Error::new(
-            Status::InvalidArg,
-            "repeat-tool-guard: the pieces are not as many as the header says".to_owned(),
-        ));
+        return Err(miscounted());
     }
     let result_at = whole(result_at, "result start")?;
     let observed = registry::with_prefix(handle, |guard, prefix| {
@@ -284,6 +280,14 @@ fn observe_call(
         // SAFETY: `js.env` is the running callback's env, where napi-rs makes the object.
         Some(reminder) => unsafe { Reminder::to_napi_value(js.env, Reminder::from(reminder)) },
     }
+}
+
+#[cold]
+fn miscounted() -> Error {
+    Error::new(
+        Status::InvalidArg,
+        "repeat-tool-guard: the pieces are not as many as the header says".to_owned(),
+    )
 }
 
 #[cold]

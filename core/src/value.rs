@@ -34,10 +34,6 @@ impl Pieces<'_> {
         narrow: &[],
         wide: &[],
     };
-
-    pub fn is_empty(&self) -> bool {
-        self.narrow.is_empty() && self.wide.is_empty()
-    }
 }
 
 /// A string of a value, resolved against its source.

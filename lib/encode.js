@@ -73,15 +73,6 @@ let bytes
 let view
 let pieces = null
 let widePieces = null
-// A code unit past 0xff. V8 answers at once for a string it stores one byte a code unit, and
-// scans one it stores two bytes a unit up to the first such unit: its ends are looked at first.
-const WIDE_UNIT = /[^\0-\xff]/
-const ENDS = 4096
-
-/** Whether every code unit of `text` fits in a byte. */
-function narrow(text) {
-  return !WIDE_UNIT.test(text.slice(0, ENDS)) && !WIDE_UNIT.test(text.slice(-ENDS)) && !WIDE_UNIT.test(text)
-}
 // The agent id and tool name the bytes start with (null: unknown), and how many bytes they take:
 // the next call mostly has the same ones, and then needs not write them again.
 let prefixAgentId = null
@@ -197,6 +188,16 @@ function longInline(text, at) {
     out[at + 2 * i + 1] = unit >> 8
   }
   return at + 2 * length
+}
+
+// A code unit past 0xff. V8 answers at once for a string it stores one byte a code unit, and
+// scans one it stores two bytes a unit up to the first such unit: its ends are looked at first.
+const WIDE_UNIT = /[^\0-\xff]/
+const ENDS = 4096
+
+/** Whether every code unit of `text` fits in a byte. */
+function narrow(text) {
+  return !WIDE_UNIT.test(text.slice(0, ENDS)) && !WIDE_UNIT.test(text.slice(-ENDS)) && !WIDE_UNIT.test(text)
 }
 
 /**

@@ -2,8 +2,9 @@
 //! arguments, or a tool result), with its long strings and its key, up to
 //! 4 MB. The same call again, as a stuck agent makes it, is then keyed by
 //! comparing its bytes instead of canonicalizing and hashing them again:
-//! 10–20 µs for a ~1 MB string, where hashing its key form takes over 100 µs. Its bytes were checked in full when they were first keyed, so a
-//! match needs no second check.
+//! 10–20 µs for a ~1 MB string, where hashing its key form takes over 100 µs.
+//! Its bytes were checked in full when they were first keyed, so a match
+//! needs no second check.
 
 use crate::digest::digest_form;
 use crate::error::CanonicalError;

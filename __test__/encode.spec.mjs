@@ -256,6 +256,21 @@ test('a long string is handed over one byte a code unit exactly when every unit 
   }
 })
 
+/**
+ * Four identical grep calls of the agent `id` through the plugin's own listener (thresholds [3]):
+ * for each, how many contexts its decision carries (1 with a reminder).
+ */
+async function remindersOfFourCalls(id) {
+  const listener = listenersOf(plugin, { thresholds: [3] })['tools/post-execute']
+  const agent = { id }
+  const reminded = []
+  for (let i = 0; i < 4; i++) {
+    const decision = await listener({ name: 'grep', agent, arguments: { q: 1 } }, {}, () => Promise.resolve({ kind: 'accept' }))
+    reminded.push(decision.additionalContexts?.length ?? 0)
+  }
+  return reminded
+}
+
 /** An ArrayBuffer laid out as encode.js lays out its own: the header numbers, then `bytes`. */
 function memoryOf(header, bytes) {
   const memory = new ArrayBuffer(HEADER * 8 + bytes.length)
@@ -385,14 +400,7 @@ test.serial('without call memory from the binding (a runtime without external bu
   // The plugin itself, with its encode.js on buffers of its own.
   useMemory(() => undefined)
   try {
-    const listener = listenersOf(plugin, { thresholds: [3] })['tools/post-execute']
-    const agent = { id: 'fallback' }
-    const reminded = []
-    for (let i = 0; i < 4; i++) {
-      const decision = await listener({ name: 'grep', agent, arguments: { q: 1 } }, {}, () => Promise.resolve({ kind: 'accept' }))
-      reminded.push(decision.additionalContexts?.length ?? 0)
-    }
-    t.deepEqual(reminded, [0, 0, 1, 0])
+    t.deepEqual(await remindersOfFourCalls('fallback'), [0, 0, 1, 0])
   } finally {
     useMemory(binding.__callMemory)
   }
@@ -486,14 +494,7 @@ withoutCallMemory('the WASI build makes no call memory: __callMemory checks its 
   }
   t.true(reminders > 100, String(reminders))
   // The plugin's own listener, on the same fallback.
-  const listener = listenersOf(plugin, { thresholds: [3] })['tools/post-execute']
-  const agent = { id: 'wasi' }
-  const reminded = []
-  for (let i = 0; i < 4; i++) {
-    const decision = await listener({ name: 'grep', agent, arguments: { q: 1 } }, {}, () => Promise.resolve({ kind: 'accept' }))
-    reminded.push(decision.additionalContexts?.length ?? 0)
-  }
-  t.deepEqual(reminded, [0, 0, 1, 0])
+  t.deepEqual(await remindersOfFourCalls('wasi'), [0, 0, 1, 0])
 })
 
 test('agent ids and tool names of every kind key a call as the class path does', (t) => {

@@ -19,6 +19,27 @@ pub struct Js {
     pub env: napi_env,
 }
 
+/// Appends a string's code units to `out` through `read`, a
+/// `napi_get_value_string_*` call given a buffer, its size in units and where
+/// to put how many it wrote: first with no buffer, for the length, then with
+/// room for it and the terminating NUL.
+fn append_units<T>(
+    out: &mut Vec<T>,
+    read: impl Fn(*mut T, usize, *mut usize) -> sys::napi_status,
+) -> Result<()> {
+    let mut len = 0;
+    check(read(ptr::null_mut(), 0, &mut len), "string read")?;
+    let start = out.len();
+    out.reserve(len + 1);
+    let mut written = 0;
+    // SAFETY: `out` has room for `len + 1` units after `start` (reserved above).
+    let buffer = unsafe { out.as_mut_ptr().add(start) };
+    check(read(buffer, len + 1, &mut written), "string read")?;
+    // SAFETY: Node-API wrote `written` (<= len) units after the first `start`.
+    unsafe { out.set_len(start + written.min(len)) };
+    Ok(())
+}
+
 fn check(status: sys::napi_status, what: &str) -> Result<()> {
     if status == sys::Status::napi_ok {
         Ok(())
@@ -203,66 +224,21 @@ impl Js {
     /// Appends the code units of `value`, a string whose every code unit is
     /// at most 0xff (the caller knows), one byte each.
     pub fn latin1_append(self, value: napi_value, bytes: &mut Vec<u8>) -> Result<()> {
-        let mut len = 0;
-        check(
-            // SAFETY: the running call's env and its handles (see `Js`); out-pointers are locals.
+        append_units(bytes, |buffer, size, written| {
+            // SAFETY: the running call's env and its handles (see `Js`); `append_units` passes a
+            // buffer of `size` bytes (or none, with size 0) and a local for `written`.
             unsafe {
-                sys::napi_get_value_string_latin1(self.env, value, ptr::null_mut(), 0, &mut len)
-            },
-            "string read",
-        )?;
-        let start = bytes.len();
-        bytes.reserve(len + 1);
-        let mut written = 0;
-        check(
-            // SAFETY: `bytes` has room for `len + 1` bytes after `start` (reserved above), the size
-            // passed.
-            unsafe {
-                sys::napi_get_value_string_latin1(
-                    self.env,
-                    value,
-                    bytes.as_mut_ptr().add(start).cast(),
-                    len + 1,
-                    &mut written,
-                )
-            },
-            "string read",
-        )?;
-        // SAFETY: Node-API wrote `written` (<= len) bytes after the first `start`.
-        unsafe { bytes.set_len(start + written.min(len)) };
-        Ok(())
+                sys::napi_get_value_string_latin1(self.env, value, buffer.cast(), size, written)
+            }
+        })
     }
 
-    /// Appends a string's UTF-16 code units to `units`.
+    /// Appends the UTF-16 code units of `value`, a string, lone surrogates included.
     pub fn utf16_append(self, value: napi_value, units: &mut Vec<u16>) -> Result<()> {
-        let mut len = 0;
-        check(
-            // SAFETY: the running call's env and its handles (see `Js`); out-pointers are locals.
-            unsafe {
-                sys::napi_get_value_string_utf16(self.env, value, ptr::null_mut(), 0, &mut len)
-            },
-            "string read",
-        )?;
-        let start = units.len();
-        units.reserve(len + 1);
-        let mut written = 0;
-        check(
-            // SAFETY: `units` has room for `len + 1` units after `start` (reserved above), the size
-            // passed.
-            unsafe {
-                sys::napi_get_value_string_utf16(
-                    self.env,
-                    value,
-                    units.as_mut_ptr().add(start),
-                    len + 1,
-                    &mut written,
-                )
-            },
-            "string read",
-        )?;
-        // SAFETY: Node-API wrote `written` (<= len) units after the first `start`.
-        unsafe { units.set_len(start + written.min(len)) };
-        Ok(())
+        append_units(units, |buffer, size, written| {
+            // SAFETY: as in `latin1_append`, with a buffer of `size` code units.
+            unsafe { sys::napi_get_value_string_utf16(self.env, value, buffer, size, written) }
+        })
     }
 
     /// The bytes of an `ArrayBuffer`, borrowed: its data pointer and length.

@@ -6,28 +6,28 @@
  * validated when the plugin loads (or the class is constructed) and never
  * silently replaced.
  */
+// BEGIN OPTIONS: rendered from core/src/options.rs, checked by core/tests/options.rs
 export interface Config {
-  /** Run lengths that trigger a reminder: integers >= 2, no duplicates, not empty (default `[3, 5, 8]`). The smallest gives the gentle reminder, each larger one the detailed one. */
+  /** Run lengths that bring a reminder, integers >= 2 (sorted): the first gentle, later ones detailed. Default: `[3, 5, 8]`. */
   thresholds?: number[]
-  /** Tool-name patterns to track (`*` is the only wildcard); empty means every tool (default `[]`). */
-  include?: string[]
-  /** Tool-name patterns transparent to the chain: they neither count nor reset it (default `[]`). */
-  exclude?: string[]
-  /** UTF-16 code units of canonical arguments quoted in the detailed reminder, an integer >= 1 (default `500`). Bounds the reminder, never the detection. */
+  /** UTF-16 code units of arguments quoted in the detailed reminder, an integer >= 1 (never limits detection). Default: `500`. */
   argumentsPreviewChars?: number
-  /**
-   * Opt-in (off when absent): remind once when the latest `maxPeriod`-or-shorter block of calls
-   * (2 to 5 calls, not all the same) has repeated `repeats` times back to back. `maxPeriod` is an
-   * integer from 2 to 5, `repeats` an integer >= 2; both are required. The reminder's tier is `cycle`.
-   */
+  /** Tool-name patterns to track; empty means every tool. Default: `[]`. */
+  include?: string[]
+  /** Tool-name patterns transparent to the chain: neither counted nor breaking a run. Default: `[]`. */
+  exclude?: string[]
+  /** Opt-in: remind once when a block of 2 to `maxPeriod` (at most 5) calls repeats `repeats` (>= 2) times back to back; both required. Default: off. */
   cycles?: { maxPeriod: number; repeats: number }
-  /** Opt-in (default `false`): a call extends the run only when its result (`content` and `isError`) also equals the previous call's, so polling that returns new data is not a loop. */
+  /** Opt-in: a run grows only while the results (`content` and `isError`) are equal too. Default: `false`. */
   sameResultOnly?: boolean
-  /** Opt-in (default `[]`): per-tool thresholds; the first entry with a pattern matching the tool's name supplies its thresholds (validated like `thresholds`), other tools keep the global ones. */
+  /** Opt-in: per-tool thresholds; the first entry with a pattern matching the tool wins. Default: `[]`. */
   overrides?: Array<{ tools: string[]; thresholds: number[] }>
-  /** Opt-in (off when absent): past the last threshold, a detailed reminder every `repeatEvery` further calls of the same run (an integer >= 1). */
+  /** Opt-in: past the last threshold, a detailed reminder every this many further calls of the run, an integer >= 1. Default: off. */
   repeatEvery?: number
+  /** Opt-in: for tools matching `tools`, the argument keys named in `keys` (dotted paths into nested objects, `\.` for a dot within a name) are left out of the comparison. Default: `[]`. */
+  ignoreArguments?: Array<{ tools: string[]; keys: string[] }>
 }
+// END OPTIONS
 
 /** A tool's result as `observe` compares it with `sameResultOnly` (the harness's `ToolExecutionResult` fits). */
 export interface ToolResult {

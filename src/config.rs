@@ -1,12 +1,11 @@
 //! Reading the constructor's config into the core's [`RawConfig`], through
 //! napi-rs' typed API: every value as JavaScript gave it (its type, a
 //! string's UTF-16 code units, `String(value)` for messages), for the core to
-//! validate. Only the keys the guard knows are read, each once, in order.
-
-use std::ffi::CStr;
+//! validate. Only the keys the guard declares (`OPTIONS`) are read, each once,
+//! in order.
 
 use napi::bindgen_prelude::{Env, Function, JsObjectValue, JsValue, Object, Unknown};
-use repeat_tool_guard_core::{ConfigError, RawConfig, RawValue};
+use repeat_tool_guard_core::{ConfigError, RawConfig, RawValue, Shape, OPTIONS};
 
 use crate::error::Failure;
 use crate::js::Kind;
@@ -54,7 +53,7 @@ fn raw_value(env: Env, value: Unknown, list_level: bool) -> Result<RawValue, Fai
 
 /// Reads a value the config expects to be an object with `fields` (each read
 /// as a config value, arrays as lists); anything else is read as a plain value.
-fn raw_object(env: Env, value: Unknown, fields: &[&CStr]) -> Result<RawValue, Failure> {
+fn raw_object(env: Env, value: Unknown, fields: &[&str]) -> Result<RawValue, Failure> {
     if kind(&value)? != Kind::Object || value.is_array()? {
         return raw_value(env, value, false);
     }
@@ -62,27 +61,27 @@ fn raw_object(env: Env, value: Unknown, fields: &[&CStr]) -> Result<RawValue, Fa
     let fields = fields
         .iter()
         .map(|&name| {
-            let field = raw_value(env, object.get_c_named_property(name)?, true)?;
-            Ok((name.to_string_lossy().into_owned(), field))
+            let field = raw_value(env, object.get_named_property(name)?, true)?;
+            Ok((name.to_owned(), field))
         })
         .collect::<Result<_, Failure>>()?;
     Ok(RawValue::Object(fields))
 }
 
-/// `overrides`: a list of `{ tools, thresholds }` objects.
-fn raw_overrides(env: Env, value: Unknown) -> Result<RawValue, Failure> {
+/// A list of objects with `fields` (`overrides`, `ignoreArguments`).
+fn raw_entries(env: Env, value: Unknown, fields: &[&str]) -> Result<RawValue, Failure> {
     if kind(&value)? != Kind::Object || !value.is_array()? {
         return raw_value(env, value, false);
     }
     let list = object(&value)?;
     let entries = (0..list.get_array_length()?)
-        .map(|index| raw_object(env, list.get_element(index)?, &[c"tools", c"thresholds"]))
+        .map(|index| raw_object(env, list.get_element(index)?, fields))
         .collect::<Result<_, _>>()?;
     Ok(RawValue::List(entries))
 }
 
 /// The config as JavaScript gave it: `undefined` and `null` are the defaults,
-/// anything but an object a `TypeError`.
+/// anything but an object a `TypeError`. Each option is read by its declared shape.
 pub fn read(env: Env, config: Option<Unknown>) -> Result<RawConfig, Failure> {
     let Some(config) = config else {
         return Ok(RawConfig::default());
@@ -96,17 +95,15 @@ pub fn read(env: Env, config: Option<Unknown>) -> Result<RawConfig, Failure> {
         other => return Err(ConfigError::NotAnObject(other.name().to_owned()).into()),
     }
     let config = object(&config)?;
-    let named =
-        |name: &CStr| -> Result<Unknown, Failure> { Ok(config.get_c_named_property(name)?) };
-    let field = |name: &CStr| raw_value(env, named(name)?, true);
-    Ok(RawConfig {
-        thresholds: field(c"thresholds")?,
-        include: field(c"include")?,
-        exclude: field(c"exclude")?,
-        arguments_preview_chars: field(c"argumentsPreviewChars")?,
-        cycles: raw_object(env, named(c"cycles")?, &[c"maxPeriod", c"repeats"])?,
-        same_result_only: field(c"sameResultOnly")?,
-        overrides: raw_overrides(env, named(c"overrides")?)?,
-        repeat_every: field(c"repeatEvery")?,
-    })
+    OPTIONS
+        .iter()
+        .try_fold(RawConfig::default(), |raw, option| {
+            let value: Unknown = config.get_named_property(option.name)?;
+            let value = match option.shape {
+                Shape::Value => raw_value(env, value, true)?,
+                Shape::Object(fields) => raw_object(env, value, fields)?,
+                Shape::Entries(fields) => raw_entries(env, value, fields)?,
+            };
+            Ok(raw.with(option.name, value))
+        })
 }

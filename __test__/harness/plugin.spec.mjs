@@ -207,6 +207,11 @@ test('every invalid config rejects ctx.plugin() with its exact message', async (
     [{ argumentsPreviewChars: '20' }, 'repeat-tool-guard: invalid argumentsPreviewChars 20 — must be an integer >= 1'],
     [{ thresholds: null }, 'repeat-tool-guard: `thresholds` must be an array, got null'],
     [{ include: 'grep' }, 'repeat-tool-guard: `include` must be an array, got string'],
+    [5, 'repeat-tool-guard: the config must be an object, got number'],
+    ['thresholds: [3]', 'repeat-tool-guard: the config must be an object, got string'],
+    [[], 'repeat-tool-guard: the config must be an object, got array'],
+    [[{ thresholds: [3] }], 'repeat-tool-guard: the config must be an object, got array'],
+    [true, 'repeat-tool-guard: the config must be an object, got boolean'],
   ]
   for (const [config, message] of cases) {
     const harness = await boot()
@@ -220,7 +225,7 @@ test('an unknown config key gets one warning naming it and the known keys; the t
   let warnings
   const ours = await runScript(guard, config, structuredClone(script), { before: (ctx) => { warnings = warningsOf(ctx, guard.name) } })
   const theirs = await runScript(reference, config, structuredClone(script))
-  const known = 'thresholds, include, exclude, argumentsPreviewChars, cycles, sameResultOnly, overrides, repeatEvery'
+  const known = 'thresholds, argumentsPreviewChars, include, exclude, cycles, sameResultOnly, overrides, repeatEvery'
   t.deepEqual(warnings.map((w) => w.args.map(String).join(' ')), [
     `unknown config key %s is ignored (known keys: %s) "thresholdz" ${known}`,
     `unknown config key %s is ignored (known keys: %s) "exclude_tools" ${known}`,

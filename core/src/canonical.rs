@@ -8,6 +8,7 @@
 //! normalised the way `JSON.parse` then `JSON.stringify` would.
 
 use crate::error::CanonicalError;
+use crate::ignore::{KeyPath, Without};
 use crate::key_order::Key;
 use crate::number::write_js_number;
 use crate::read::{visit, Scratch};
@@ -29,6 +30,24 @@ impl Arguments<'_> {
     /// Writes the canonical form to `sink`.
     pub fn write_canonical(&self, sink: &mut impl Sink) -> Result<(), CanonicalError> {
         visit(*self, &mut Scratch::default(), &mut TextWriter { sink })
+    }
+
+    /// Writes the canonical form without the members `ignored` names to
+    /// `sink`, and says which of them left something out (their texts).
+    pub(crate) fn write_canonical_without(
+        &self,
+        sink: &mut impl Sink,
+        ignored: &[KeyPath],
+        scratch: &mut Scratch,
+    ) -> Result<Vec<Vec<u16>>, CanonicalError> {
+        let mut writer = TextWriter { sink };
+        let mut without = Without::new(&mut writer, ignored);
+        visit(*self, scratch, &mut without)?;
+        Ok(without
+            .removed_paths()
+            .into_iter()
+            .map(<[u16]>::to_vec)
+            .collect())
     }
 }
 

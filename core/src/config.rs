@@ -1,10 +1,11 @@
-//! Configuration: the user's values as JavaScript gave them, validated in the
-//! documented order (first failure wins), with defaults only for absent keys.
+//! Configuration: a value as JavaScript gave it ([`RawValue`]), the validated
+//! [`GuardConfig`], and the rules the options (`options`) are checked by.
 
 use crate::cycles::CycleConfig;
 use crate::error::ConfigError;
+use crate::ignore::IgnoreRules;
 use crate::number::js_number_to_string;
-use crate::overrides::{Override, Overrides};
+use crate::overrides::Overrides;
 use crate::patterns::ToolFilter;
 
 /// A config value as the binding read it from JavaScript, one level deep.
@@ -71,7 +72,7 @@ impl RawValue {
 
 impl RawValue {
     /// A field of an [`RawValue::Object`]; `Missing` when absent.
-    fn field(&self, name: &str) -> &RawValue {
+    pub(crate) fn field(&self, name: &str) -> &RawValue {
         match self {
             RawValue::Object(fields) => fields
                 .iter()
@@ -82,41 +83,11 @@ impl RawValue {
     }
 }
 
-/// The user settings, before validation: the reference's four, then the
-/// opt-in ones, each `Missing` (off) unless given.
-#[derive(Debug, Clone, PartialEq)]
-pub struct RawConfig {
-    pub thresholds: RawValue,
-    pub include: RawValue,
-    pub exclude: RawValue,
-    pub arguments_preview_chars: RawValue,
-    /// `{ maxPeriod, repeats }`: an [`RawValue::Object`] with those fields.
-    pub cycles: RawValue,
-    pub same_result_only: RawValue,
-    /// A list of [`RawValue::Object`]s with `tools` and `thresholds`.
-    pub overrides: RawValue,
-    pub repeat_every: RawValue,
-}
-
-impl Default for RawConfig {
-    fn default() -> Self {
-        Self {
-            thresholds: RawValue::Missing,
-            include: RawValue::Missing,
-            exclude: RawValue::Missing,
-            arguments_preview_chars: RawValue::Missing,
-            cycles: RawValue::Missing,
-            same_result_only: RawValue::Missing,
-            overrides: RawValue::Missing,
-            repeat_every: RawValue::Missing,
-        }
-    }
-}
-
 pub const DEFAULT_THRESHOLDS: [f64; 3] = [3.0, 5.0, 8.0];
 pub const DEFAULT_PREVIEW_CHARS: usize = 500;
 
-/// A validated configuration.
+/// A validated configuration. Each field is set by its option's declaration
+/// (`options`); the defaults are those of absent keys.
 #[derive(Debug, Clone)]
 pub struct GuardConfig {
     /// Ascending, distinct integers >= 2. Kept as f64: JavaScript allows 1e21.
@@ -133,196 +104,183 @@ pub struct GuardConfig {
     /// Opt-in: past the last threshold, a detailed reminder every this many calls
     /// (`None`: silent past the last threshold, as the reference). An integer >= 1.
     pub repeat_every: Option<f64>,
+    /// Opt-in: argument keys left out of matching tools' calls (empty: none).
+    pub ignore: IgnoreRules,
+}
+
+impl Default for GuardConfig {
+    fn default() -> Self {
+        Self {
+            thresholds: DEFAULT_THRESHOLDS.to_vec(),
+            filter: ToolFilter::default(),
+            preview_chars: DEFAULT_PREVIEW_CHARS,
+            cycles: None,
+            same_result_only: false,
+            overrides: Overrides::default(),
+            repeat_every: None,
+            ignore: IgnoreRules::default(),
+        }
+    }
 }
 
 impl GuardConfig {
-    /// Validates in the documented order: the reference's keys first (so their
-    /// messages win exactly as before), then `cycles`, `sameResultOnly`,
-    /// `overrides`, `repeatEvery`.
-    pub fn from_raw(raw: &RawConfig) -> Result<Self, ConfigError> {
-        let thresholds = thresholds("thresholds", &raw.thresholds)?;
-        let preview_chars = preview_chars(&raw.arguments_preview_chars)?;
-        let include = patterns("include", &raw.include)?;
-        let exclude = patterns("exclude", &raw.exclude)?;
-        let cycles = cycles(&raw.cycles)?;
-        let same_result_only = boolean("sameResultOnly", &raw.same_result_only)?;
-        let overrides = overrides(&raw.overrides)?;
-        let repeat_every = repeat_every(&raw.repeat_every)?;
-        Ok(Self {
-            thresholds,
-            filter: ToolFilter::new(&include, &exclude),
-            preview_chars,
-            cycles,
-            same_result_only,
-            overrides: Overrides::new(overrides),
-            repeat_every,
-        })
-    }
-
     /// Whether any opt-in feature is on; when none is, the guard runs the reference's path alone.
     pub fn has_extensions(&self) -> bool {
         self.cycles.is_some()
             || self.same_result_only
             || !self.overrides.is_empty()
             || self.repeat_every.is_some()
+            || !self.ignore.is_empty()
     }
 }
+
+// The rules options are made of. Each takes the option's path (`field`) for its messages.
 
 fn is_integer_at_least(value: f64, min: f64) -> bool {
     value.is_finite() && value.fract() == 0.0 && value >= min
 }
 
-/// A thresholds list (the global one, or an override's, named by `field`).
-fn thresholds(field: &str, raw: &RawValue) -> Result<Vec<f64>, ConfigError> {
-    let items = match raw {
-        RawValue::Missing if field == "thresholds" => return Ok(DEFAULT_THRESHOLDS.to_vec()),
-        RawValue::List(items) => items,
-        other => {
-            return Err(ConfigError::NotAList {
-                field: field.to_owned(),
-                got: other.kind(),
-            })
-        }
+fn wrong_type(field: &str, expected: &'static str, got: &RawValue) -> ConfigError {
+    ConfigError::WrongType {
+        field: field.to_owned(),
+        expected,
+        got: got.kind(),
+    }
+}
+
+fn invalid(what: &str, value: &RawValue, rule: &'static str) -> ConfigError {
+    ConfigError::Invalid {
+        what: what.to_owned(),
+        shown: value.shown(),
+        rule,
+    }
+}
+
+/// The items of a list-valued field (`None` when absent).
+pub(crate) fn list<'v>(
+    field: &str,
+    raw: &'v RawValue,
+) -> Result<Option<&'v [RawValue]>, ConfigError> {
+    match raw {
+        RawValue::Missing => Ok(None),
+        RawValue::List(items) => Ok(Some(items)),
+        other => Err(wrong_type(field, "an array", other)),
+    }
+}
+
+/// An object-valued field (`false` when absent): `cycles`, an `overrides` entry.
+pub(crate) fn object(field: &str, raw: &RawValue) -> Result<bool, ConfigError> {
+    match raw {
+        RawValue::Missing => Ok(false),
+        RawValue::Object(_) => Ok(true),
+        other => Err(wrong_type(field, "an object", other)),
+    }
+}
+
+/// A thresholds list (the global one, or an override's, named by `field`), required.
+pub(crate) fn thresholds(field: &str, raw: &RawValue) -> Result<Vec<f64>, ConfigError> {
+    let Some(items) = list(field, raw)? else {
+        return Err(wrong_type(field, "an array", raw));
     };
     if items.is_empty() {
-        return Err(ConfigError::EmptyThresholds(field.to_owned()));
+        return Err(ConfigError::Empty(field.to_owned()));
     }
     let mut values = Vec::with_capacity(items.len());
     for item in items {
         match item {
             RawValue::Number(n) if is_integer_at_least(*n, 2.0) => values.push(*n),
-            other => return Err(ConfigError::InvalidThreshold(other.shown())),
+            other => {
+                return Err(invalid(
+                    "threshold",
+                    other,
+                    "every threshold must be an integer >= 2",
+                ))
+            }
         }
     }
     values.sort_by(f64::total_cmp);
     if values.windows(2).any(|pair| pair.first() == pair.last()) {
-        return Err(ConfigError::DuplicateThresholds(field.to_owned()));
+        return Err(ConfigError::Duplicates(field.to_owned()));
     }
     Ok(values)
 }
 
-fn preview_chars(raw: &RawValue) -> Result<usize, ConfigError> {
+/// An integer >= `min`, at most `max` (`None` when absent); `rule` says so in the message.
+pub(crate) fn integer(
+    field: &str,
+    raw: &RawValue,
+    (min, max): (f64, f64),
+    rule: &'static str,
+) -> Result<Option<f64>, ConfigError> {
     match raw {
-        RawValue::Missing => Ok(DEFAULT_PREVIEW_CHARS),
-        // `as` saturates: a cap beyond memory just means "never truncate".
-        RawValue::Number(n) if is_integer_at_least(*n, 1.0) => Ok(*n as usize),
-        other => Err(ConfigError::InvalidPreviewChars(other.shown())),
+        RawValue::Missing => Ok(None),
+        RawValue::Number(n) if is_integer_at_least(*n, min) && *n <= max => Ok(Some(*n)),
+        other => Err(invalid(field, other, rule)),
     }
 }
 
-fn patterns(field: &str, raw: &RawValue) -> Result<Vec<Vec<u16>>, ConfigError> {
-    let items = match raw {
-        RawValue::Missing => return Ok(Vec::new()),
-        RawValue::List(items) => items,
-        other => {
-            return Err(ConfigError::NotAList {
-                field: field.to_owned(),
-                got: other.kind(),
-            })
-        }
+/// A list of strings (empty when absent), as UTF-16 code units.
+pub(crate) fn strings(field: &str, raw: &RawValue) -> Result<Vec<Vec<u16>>, ConfigError> {
+    let Some(items) = list(field, raw)? else {
+        return Ok(Vec::new());
     };
     items
         .iter()
         .enumerate()
         .map(|(index, item)| match item {
-            RawValue::String(pattern) => Ok(pattern.clone()),
-            other => Err(ConfigError::NotAString {
-                field: field.to_owned(),
-                index,
-                got: other.kind(),
-            }),
+            RawValue::String(text) => Ok(text.clone()),
+            other => Err(wrong_type(&format!("{field}[{index}]"), "a string", other)),
         })
         .collect()
 }
 
-/// `cycles: { maxPeriod, repeats }`: both required once the key is given.
-fn cycles(raw: &RawValue) -> Result<Option<CycleConfig>, ConfigError> {
-    match raw {
-        RawValue::Missing => return Ok(None),
-        RawValue::Object(_) => {}
-        other => {
-            return Err(ConfigError::NotAnObjectField {
-                field: "cycles".to_owned(),
-                got: other.kind(),
-            })
-        }
+/// A pattern list that must name something: `overrides[i].tools`.
+pub(crate) fn required_strings(field: &str, raw: &RawValue) -> Result<Vec<Vec<u16>>, ConfigError> {
+    if matches!(raw, RawValue::Missing) {
+        // Absent is not "no patterns": the entry must say what it is about.
+        return Err(wrong_type(field, "an array", raw));
     }
-    let max_period = match raw.field("maxPeriod") {
-        RawValue::Number(n) if is_integer_at_least(*n, 2.0) && *n <= 5.0 => *n as usize,
-        other => return Err(ConfigError::InvalidMaxPeriod(other.shown())),
-    };
-    let repeats = match raw.field("repeats") {
-        RawValue::Number(n) if is_integer_at_least(*n, 2.0) => *n,
-        other => return Err(ConfigError::InvalidRepeats(other.shown())),
-    };
-    Ok(Some(CycleConfig::new(max_period, repeats)))
+    let items = strings(field, raw)?;
+    if items.is_empty() {
+        return Err(ConfigError::Empty(field.to_owned()));
+    }
+    Ok(items)
 }
 
-fn boolean(field: &str, raw: &RawValue) -> Result<bool, ConfigError> {
+pub(crate) fn boolean(field: &str, raw: &RawValue) -> Result<bool, ConfigError> {
     match raw {
         RawValue::Missing => Ok(false),
         RawValue::Bool(b) => Ok(*b),
-        other => Err(ConfigError::NotABoolean {
-            field: field.to_owned(),
-            got: other.kind(),
-        }),
+        other => Err(wrong_type(field, "a boolean", other)),
     }
 }
 
-/// `overrides: [{ tools, thresholds }]`, entry by entry, `tools` before `thresholds`.
-fn overrides(raw: &RawValue) -> Result<Vec<Override>, ConfigError> {
-    let items = match raw {
-        RawValue::Missing => return Ok(Vec::new()),
-        RawValue::List(items) => items,
-        other => {
-            return Err(ConfigError::NotAList {
-                field: "overrides".to_owned(),
-                got: other.kind(),
-            })
-        }
+/// A list of objects (empty when absent), each checked by `entry` with its path `field[i]`.
+pub(crate) fn entries<T>(
+    field: &str,
+    raw: &RawValue,
+    entry: impl Fn(&str, &RawValue) -> Result<T, ConfigError>,
+) -> Result<Vec<T>, ConfigError> {
+    let Some(items) = list(field, raw)? else {
+        return Ok(Vec::new());
     };
     items
         .iter()
         .enumerate()
-        .map(|(index, entry)| {
-            let at = format!("overrides[{index}]");
-            if !matches!(entry, RawValue::Object(_)) {
-                return Err(ConfigError::NotAnObjectField {
-                    field: at,
-                    got: entry.kind(),
-                });
+        .map(|(index, item)| {
+            let at = format!("{field}[{index}]");
+            if !matches!(item, RawValue::Object(_)) {
+                return Err(wrong_type(&at, "an object", item));
             }
-            let tools_field = format!("{at}.tools");
-            let tools = match entry.field("tools") {
-                // Absent is not "no patterns": every entry must name its tools.
-                RawValue::Missing => {
-                    return Err(ConfigError::NotAList {
-                        field: tools_field,
-                        got: "undefined".to_owned(),
-                    })
-                }
-                value => patterns(&tools_field, value)?,
-            };
-            if tools.is_empty() {
-                return Err(ConfigError::EmptyTools(tools_field));
-            }
-            let thresholds = thresholds(&format!("{at}.thresholds"), entry.field("thresholds"))?;
-            Ok(Override { tools, thresholds })
+            entry(&at, item)
         })
         .collect()
-}
-
-fn repeat_every(raw: &RawValue) -> Result<Option<f64>, ConfigError> {
-    match raw {
-        RawValue::Missing => Ok(None),
-        RawValue::Number(n) if is_integer_at_least(*n, 1.0) => Ok(Some(*n)),
-        other => Err(ConfigError::InvalidRepeatEvery(other.shown())),
-    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::options::RawConfig;
     use RawValue::*;
 
     fn list(values: &[f64]) -> RawValue {
@@ -345,10 +303,7 @@ mod tests {
 
     #[test]
     fn thresholds_are_sorted_and_may_be_huge() {
-        let raw = RawConfig {
-            thresholds: list(&[8.0, 1e21, 2.0]),
-            ..Default::default()
-        };
+        let raw = RawConfig::default().with("thresholds", list(&[8.0, 1e21, 2.0]));
         assert_eq!(
             GuardConfig::from_raw(&raw).unwrap().thresholds,
             vec![2.0, 8.0, 1e21]
@@ -358,11 +313,11 @@ mod tests {
     #[test]
     fn threshold_messages_in_order() {
         let t = |thresholds| {
-            error(RawConfig {
-                thresholds,
-                arguments_preview_chars: Number(0.0),
-                ..Default::default()
-            })
+            error(
+                RawConfig::default()
+                    .with("thresholds", thresholds)
+                    .with("argumentsPreviewChars", Number(0.0)),
+            )
         };
         assert_eq!(
             t(List(vec![])),
@@ -406,11 +361,11 @@ mod tests {
     #[test]
     fn preview_chars_messages() {
         let p = |value| {
-            error(RawConfig {
-                arguments_preview_chars: value,
-                include: Number(1.0),
-                ..Default::default()
-            })
+            error(
+                RawConfig::default()
+                    .with("argumentsPreviewChars", value)
+                    .with("include", Number(1.0)),
+            )
         };
         for (bad, shown) in [
             (Number(0.0), "0"),
@@ -431,20 +386,17 @@ mod tests {
 
     #[test]
     fn pattern_lists_must_be_string_arrays() {
-        let e = GuardConfig::from_raw(&RawConfig {
-            include: RawValue::string("grep"),
-            ..Default::default()
-        })
-        .unwrap_err();
+        let e =
+            GuardConfig::from_raw(&RawConfig::default().with("include", RawValue::string("grep")))
+                .unwrap_err();
         assert!(e.is_type_error());
         assert_eq!(
             e.to_string(),
             "repeat-tool-guard: `include` must be an array, got string"
         );
-        let e = GuardConfig::from_raw(&RawConfig {
-            exclude: List(vec![RawValue::string("a"), Number(1.0)]),
-            ..Default::default()
-        })
+        let e = GuardConfig::from_raw(
+            &RawConfig::default().with("exclude", List(vec![RawValue::string("a"), Number(1.0)])),
+        )
         .unwrap_err();
         assert_eq!(
             e.to_string(),
@@ -485,12 +437,7 @@ mod tests {
 
     #[test]
     fn cycles_messages() {
-        let c = |cycles| {
-            failure(RawConfig {
-                cycles,
-                ..Default::default()
-            })
-        };
+        let c = |cycles| failure(RawConfig::default().with("cycles", cycles));
         for (bad, got) in [
             (null(), "null"),
             (Number(2.0), "number"),
@@ -528,14 +475,14 @@ mod tests {
         ] {
             assert_eq!(c(rep(bad)), (format!("repeat-tool-guard: invalid cycles.repeats {shown} — must be an integer >= 2"), false));
         }
-        let ok = GuardConfig::from_raw(&RawConfig {
-            cycles: obj(&[
+        let ok = GuardConfig::from_raw(&RawConfig::default().with(
+            "cycles",
+            obj(&[
                 ("maxPeriod", Number(2.0)),
                 ("repeats", Number(1e21)),
                 ("other", null()),
             ]),
-            ..Default::default()
-        })
+        ))
         .unwrap();
         assert_eq!(ok.cycles, Some(CycleConfig::new(2, 1e21)));
     }
@@ -548,10 +495,7 @@ mod tests {
             (Number(1.0), "number"),
         ] {
             assert_eq!(
-                failure(RawConfig {
-                    same_result_only: bad,
-                    ..Default::default()
-                }),
+                failure(RawConfig::default().with("sameResultOnly", bad)),
                 (
                     format!("repeat-tool-guard: `sameResultOnly` must be a boolean, got {got}"),
                     true
@@ -567,10 +511,7 @@ mod tests {
             (Bool(false), "false"),
         ] {
             assert_eq!(
-                failure(RawConfig {
-                    repeat_every: bad,
-                    ..Default::default()
-                }),
+                failure(RawConfig::default().with("repeatEvery", bad)),
                 (
                     format!(
                         "repeat-tool-guard: invalid repeatEvery {shown} — must be an integer >= 1"
@@ -583,12 +524,7 @@ mod tests {
 
     #[test]
     fn overrides_messages() {
-        let o = |overrides| {
-            failure(RawConfig {
-                overrides,
-                ..Default::default()
-            })
-        };
+        let o = |overrides| failure(RawConfig::default().with("overrides", overrides));
         let tools = |names: &[&str]| List(names.iter().map(|n| RawValue::string(n)).collect());
         let entry = |tools: RawValue, thresholds: RawValue| {
             obj(&[("tools", tools), ("thresholds", thresholds)])
@@ -690,24 +626,22 @@ mod tests {
                 false
             )
         );
-        let config = GuardConfig::from_raw(&RawConfig {
-            overrides: List(vec![entry(tools(&["a", "b*"]), list(&[9.0, 4.0]))]),
-            ..Default::default()
-        })
+        let config = GuardConfig::from_raw(&RawConfig::default().with(
+            "overrides",
+            List(vec![entry(tools(&["a", "b*"]), list(&[9.0, 4.0]))]),
+        ))
         .unwrap();
         assert_eq!(config.overrides.entries()[0].thresholds, vec![4.0, 9.0]);
     }
 
     #[test]
     fn the_references_keys_are_checked_first() {
-        let raw = RawConfig {
-            exclude: Number(1.0),
-            cycles: null(),
-            same_result_only: null(),
-            overrides: null(),
-            repeat_every: null(),
-            ..Default::default()
-        };
+        let raw = RawConfig::default()
+            .with("exclude", Number(1.0))
+            .with("cycles", null())
+            .with("sameResultOnly", null())
+            .with("overrides", null())
+            .with("repeatEvery", null());
         assert_eq!(
             error(raw.clone()),
             "repeat-tool-guard: `exclude` must be an array, got number"
@@ -716,22 +650,17 @@ mod tests {
             "`cycles` must be an object",
             "`sameResultOnly` must be a boolean",
             "`overrides` must be an array",
-            "invalid repeatEvery null",
         ];
-        let mut raw = RawConfig {
-            exclude: Missing,
-            ..raw
-        };
-        for expected in order {
+        let mut raw = raw.with("exclude", Missing);
+        for (expected, checked) in order
+            .into_iter()
+            .zip(["cycles", "sameResultOnly", "overrides"])
+        {
             let message = error(raw.clone());
             assert!(message.contains(expected), "{message}");
-            if raw.cycles != Missing {
-                raw.cycles = Missing;
-            } else if raw.same_result_only != Missing {
-                raw.same_result_only = Missing;
-            } else {
-                raw.overrides = Missing;
-            }
+            raw = raw.with(checked, Missing);
         }
+        let message = error(raw);
+        assert!(message.contains("invalid repeatEvery null"), "{message}");
     }
 }

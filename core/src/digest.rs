@@ -12,6 +12,7 @@
 use crate::error::CanonicalError;
 use crate::form::push_len;
 use crate::form::tag::{ARRAY, END, FALSE, NARROW, NULL, NUMBER, OBJECT, TOOL, TRUE, WIDE};
+use crate::ignore::{KeyPath, Without};
 use crate::key::{CallKey, KeyForm, INLINE};
 use crate::key_order::Key;
 use crate::read::{visit, Scratch};
@@ -291,14 +292,16 @@ pub fn call_key(
     arguments: Arguments<'_>,
     scratch: &mut Scratch,
 ) -> Result<CallKey, CanonicalError> {
-    digest_form(tool, arguments, scratch).map(|form| CallKey::from(&form))
+    digest_form(tool, arguments, scratch, &[]).map(|form| CallKey::from(&form))
 }
 
-/// The key form of any arguments, written into `scratch`'s block and hashed when long.
+/// The key form of any arguments without the members `ignored` names,
+/// written into `scratch`'s block and hashed when long.
 pub(crate) fn digest_form<'s>(
     tool: &[u16],
     arguments: Arguments<'_>,
     scratch: &'s mut Scratch,
+    ignored: &[KeyPath],
 ) -> Result<KeyForm<'s>, CanonicalError> {
     let mut block = std::mem::take(&mut scratch.block);
     let mut digester = Digester {
@@ -308,7 +311,15 @@ pub(crate) fn digest_form<'s>(
     };
     digester.put([TOOL]);
     digester.units(tool);
-    let visited = visit(arguments, scratch, &mut digester);
+    let visited = if ignored.is_empty() {
+        visit(arguments, scratch, &mut digester)
+    } else {
+        visit(
+            arguments,
+            scratch,
+            &mut Without::new(&mut digester, ignored),
+        )
+    };
     let digest = visited.map(|()| digester.finish());
     let len = digester.len;
     scratch.block = block;

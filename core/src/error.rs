@@ -1,63 +1,41 @@
 //! What can go wrong, as one enum per stage; the binding maps each to a JS error class.
 
-/// A configuration the guard refuses (it never falls back to defaults).
+/// A configuration the guard refuses (it never falls back to defaults). The
+/// variants are generic, so that an option declares its rules and its messages
+/// in one place (`options`): `field` is the option's path, such as
+/// `thresholds`, `include[1]` or `overrides[0].tools`.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ConfigError {
-    /// Holds the list's name: `thresholds` or `overrides[i].thresholds`.
-    #[error("repeat-tool-guard: `{0}` must not be empty")]
-    EmptyThresholds(String),
-    /// Holds `String(v)` of the offending value.
-    #[error("repeat-tool-guard: invalid threshold {0} — every threshold must be an integer >= 2")]
-    InvalidThreshold(String),
-    /// Holds the list's name: `thresholds` or `overrides[i].thresholds`.
-    #[error("repeat-tool-guard: `{0}` must not contain duplicates")]
-    DuplicateThresholds(String),
-    /// Holds `String(v)` of the offending value.
-    #[error("repeat-tool-guard: invalid argumentsPreviewChars {0} — must be an integer >= 1")]
-    InvalidPreviewChars(String),
-    /// The config itself is not an object.
+    /// The config itself is not an object; holds what it is.
     #[error("repeat-tool-guard: the config must be an object, got {0}")]
     NotAnObject(String),
-    /// A list-valued field holds something other than an array.
-    #[error("repeat-tool-guard: `{field}` must be an array, got {got}")]
-    NotAList { field: String, got: String },
-    /// A pattern list holds something other than a string.
-    #[error("repeat-tool-guard: `{field}[{index}]` must be a string, got {got}")]
-    NotAString {
+    /// A value of the wrong JavaScript type: `expected` is `an array`, `a string`, ….
+    #[error("repeat-tool-guard: `{field}` must be {expected}, got {got}")]
+    WrongType {
         field: String,
-        index: usize,
+        expected: &'static str,
         got: String,
     },
-    /// `cycles` or an `overrides` entry is not a plain object.
-    #[error("repeat-tool-guard: `{field}` must be an object, got {got}")]
-    NotAnObjectField { field: String, got: String },
-    /// Holds `String(v)` of the offending value.
-    #[error("repeat-tool-guard: invalid cycles.maxPeriod {0} — must be an integer from 2 to 5")]
-    InvalidMaxPeriod(String),
-    /// Holds `String(v)` of the offending value.
-    #[error("repeat-tool-guard: invalid cycles.repeats {0} — must be an integer >= 2")]
-    InvalidRepeats(String),
-    #[error("repeat-tool-guard: `{field}` must be a boolean, got {got}")]
-    NotABoolean { field: String, got: String },
-    /// An `overrides` entry names no tools; holds `overrides[i].tools`.
+    /// A value outside its rule; `shown` is `String(v)`, `what` names the value
+    /// (`threshold`, `argumentsPreviewChars`, `cycles.maxPeriod`, …).
+    #[error("repeat-tool-guard: invalid {what} {shown} — {rule}")]
+    Invalid {
+        what: String,
+        shown: String,
+        rule: &'static str,
+    },
+    /// A list that must hold something is empty.
     #[error("repeat-tool-guard: `{0}` must not be empty")]
-    EmptyTools(String),
-    /// Holds `String(v)` of the offending value.
-    #[error("repeat-tool-guard: invalid repeatEvery {0} — must be an integer >= 1")]
-    InvalidRepeatEvery(String),
+    Empty(String),
+    /// A list holds one value twice.
+    #[error("repeat-tool-guard: `{0}` must not contain duplicates")]
+    Duplicates(String),
 }
 
 impl ConfigError {
     /// Wrong JavaScript types are `TypeError`s; wrong values are plain `Error`s, as in the reference.
     pub fn is_type_error(&self) -> bool {
-        matches!(
-            self,
-            Self::NotAnObject(_)
-                | Self::NotAList { .. }
-                | Self::NotAString { .. }
-                | Self::NotAnObjectField { .. }
-                | Self::NotABoolean { .. }
-        )
+        matches!(self, Self::NotAnObject(_) | Self::WrongType { .. })
     }
 }
 

@@ -4,6 +4,7 @@
 use crate::chains::{Chains, Step};
 use crate::config::GuardConfig;
 use crate::error::CanonicalError;
+use crate::ignore::KeyPath;
 use crate::key::CallKey;
 use crate::memo::{key_form, Memo};
 use crate::read::Scratch;
@@ -142,7 +143,20 @@ impl Guard {
         if !known_tracked && !self.is_tracked(tool) {
             return Ok(None);
         }
-        let reminder = match key_form(tool, arguments, &mut self.scratch, &mut self.memos[0]) {
+        // `ignoreArguments`: the keys left out of this tool's calls, if any.
+        let ignored = if self.extended {
+            self.config.ignore.paths_for(tool)
+        } else {
+            None
+        };
+        let ignored = ignored.as_deref().unwrap_or_default();
+        let reminder = match key_form(
+            tool,
+            arguments,
+            &mut self.scratch,
+            &mut self.memos[0],
+            ignored,
+        ) {
             Ok(form) if !self.extended => {
                 // The key is compared where the digester left it: no copy on a repeat.
                 let run = self.chains.advance_form(agent, &form);
@@ -153,12 +167,13 @@ impl Guard {
                     tool,
                     run,
                     arguments,
+                    ignored,
                 )?
             }
             form => {
                 let key = form.map(|form| CallKey::from(&form));
                 self.scratch.trim();
-                self.observe_extended(agent, tool, arguments, key?, result)?
+                self.observe_extended(agent, tool, arguments, key?, result, ignored)?
             }
         };
         if let Some(reminder) = &reminder {
@@ -176,11 +191,12 @@ impl Guard {
         arguments: Arguments<'_>,
         key: CallKey,
         result: Option<Arguments<'_>>,
+        ignored: &[KeyPath],
     ) -> Result<Option<Reminder>, CanonicalError> {
         // Digested before the chain moves, so a result without canonical form changes nothing.
         let result = match result {
             Some(result) if self.config.same_result_only => {
-                let digest = key_form(&[], result, &mut self.scratch, &mut self.memos[1])
+                let digest = key_form(&[], result, &mut self.scratch, &mut self.memos[1], &[])
                     .map(|form| CallKey::from(&form));
                 self.scratch.trim();
                 Some(digest?)
@@ -200,10 +216,12 @@ impl Guard {
             .overrides
             .thresholds_for(tool, &self.config.thresholds);
         let tier = tier_at(thresholds, self.config.repeat_every, run);
-        Ok(match self.run_reminder(tier, tool, run, arguments)? {
-            None => cycle.map(|hit| reminders::cycle(hit.tools, hit.repeats)),
-            reminder => reminder,
-        })
+        Ok(
+            match self.run_reminder(tier, tool, run, arguments, ignored)? {
+                None => cycle.map(|hit| reminders::cycle(hit.tools, hit.repeats)),
+                reminder => reminder,
+            },
+        )
     }
 
     /// The run-length reminder of `tier`, if any: gentle, or detailed with the arguments quoted.
@@ -213,6 +231,7 @@ impl Guard {
         tool: &[u16],
         run: u64,
         arguments: Arguments<'_>,
+        ignored: &[KeyPath],
     ) -> Result<Option<Reminder>, CanonicalError> {
         Ok(match tier {
             Some(Tier::Gentle) => Some(reminders::gentle(run)),
@@ -221,6 +240,7 @@ impl Guard {
                 run,
                 arguments,
                 self.config.preview_chars,
+                ignored,
             )?),
             None => None,
         })
@@ -250,7 +270,8 @@ impl Guard {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::{RawConfig, RawValue};
+    use crate::config::RawValue;
+    use crate::options::RawConfig;
 
     fn extended(raw: RawConfig) -> Guard {
         Guard::new(GuardConfig::from_raw(&raw).unwrap())
@@ -281,11 +302,9 @@ mod tests {
 
     #[test]
     fn explicitly_disabled_features_keep_the_reference_path() {
-        let raw = RawConfig {
-            same_result_only: RawValue::Bool(false),
-            overrides: RawValue::List(vec![]),
-            ..RawConfig::default()
-        };
+        let raw = RawConfig::default()
+            .with("sameResultOnly", RawValue::Bool(false))
+            .with("overrides", RawValue::List(vec![]));
         let g = extended(raw);
         assert!(!g.extended);
         assert!(!extended(RawConfig::default()).extended);

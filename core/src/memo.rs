@@ -8,6 +8,7 @@
 
 use crate::digest::digest_form;
 use crate::error::CanonicalError;
+use crate::ignore::KeyPath;
 use crate::key::{CallKey, KeyForm};
 use crate::read::{Scratch, KEEP};
 use crate::value::{Arguments, Pieces};
@@ -110,7 +111,8 @@ fn size(bytes: &[u8], pieces: Pieces<'_>) -> usize {
     bytes.len() + narrow + 2 * wide
 }
 
-/// The call key of `tool` and `arguments` as a [`KeyForm`], reusing `memo`'s
+/// The call key of `tool` and `arguments` (without the members `ignored`
+/// names, the same for every call of `tool`) as a [`KeyForm`], reusing `memo`'s
 /// key for the same transport as its last one: an inline form stays where it
 /// is (in `memo`, or where the digester wrote it in `scratch`'s block), for the
 /// chain to compare in place.
@@ -119,6 +121,7 @@ pub(crate) fn key_form<'s>(
     arguments: Arguments<'_>,
     scratch: &'s mut Scratch,
     memo: &'s mut Memo,
+    ignored: &[KeyPath],
 ) -> Result<KeyForm<'s>, CanonicalError> {
     let remembered = match arguments {
         Arguments::Transport { bytes, pieces } if size(bytes, pieces) <= MAX_BYTES => {
@@ -132,7 +135,7 @@ pub(crate) fn key_form<'s>(
         }
     }
     memo.valid = false;
-    let form = digest_form(tool, arguments, scratch)?;
+    let form = digest_form(tool, arguments, scratch, ignored)?;
     if let Some((bytes, pieces)) = remembered {
         memo.keep(tool, bytes, pieces, &form);
     }
@@ -169,7 +172,7 @@ mod tests {
         };
         let (scratch, memo) = (&mut Scratch::default(), &mut Memo::default());
         let mut kept = |tool: &str, arguments| {
-            CallKey::from(&key_form(&units(tool), arguments, scratch, memo).unwrap())
+            CallKey::from(&key_form(&units(tool), arguments, scratch, memo, &[]).unwrap())
         };
         for (tool, bytes) in [
             ("t", &long[..]),
@@ -213,7 +216,7 @@ mod tests {
                 bytes: &one,
                 pieces,
             };
-            let key = CallKey::from(&key_form(&units("t"), arguments, scratch, memo).unwrap());
+            let key = CallKey::from(&key_form(&units("t"), arguments, scratch, memo, &[]).unwrap());
             assert_eq!(key, fresh("t", arguments));
             key
         };
@@ -235,18 +238,18 @@ mod tests {
         let bytes = [LONG_WIDE, 0];
         let (scratch, memo) = (&mut Scratch::default(), &mut Memo::default());
         let big = units(&"\u{101}".repeat(1 << 20));
-        key_form(&units("t"), wide_piece(&bytes, &[&big]), scratch, memo).unwrap();
+        key_form(&units("t"), wide_piece(&bytes, &[&big]), scratch, memo, &[]).unwrap();
         assert!(memo.valid && memo.wide.units.capacity() >= 1 << 20);
         let null = Arguments::Transport {
             bytes: &[NULL],
             pieces: Pieces::NONE,
         };
-        key_form(&units("t"), null, scratch, memo).unwrap();
+        key_form(&units("t"), null, scratch, memo, &[]).unwrap();
         assert!(memo.valid && memo.wide.units.capacity() <= KEEP);
         // Past the cap, nothing is kept, and the key is as fresh as ever.
         let huge = [&units(&"\u{101}".repeat(MAX_BYTES / 2 + 1))[..]];
         let arguments = wide_piece(&bytes, &huge);
-        let key = CallKey::from(&key_form(&units("t"), arguments, scratch, memo).unwrap());
+        let key = CallKey::from(&key_form(&units("t"), arguments, scratch, memo, &[]).unwrap());
         assert!(!memo.valid);
         assert_eq!(key, fresh("t", arguments));
     }

@@ -10,10 +10,10 @@
 //! Windows) would make some names match differently from the reference.
 
 /// Which tools take part in the chain: `include` (empty means all) minus `exclude`.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct ToolFilter {
-    include: Vec<Vec<u16>>,
-    exclude: Vec<Vec<u16>>,
+    pub(crate) include: Vec<Vec<u16>>,
+    pub(crate) exclude: Vec<Vec<u16>>,
 }
 
 impl ToolFilter {

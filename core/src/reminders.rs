@@ -3,6 +3,8 @@
 
 use crate::canonical::Sink;
 use crate::error::CanonicalError;
+use crate::ignore::KeyPath;
+use crate::read::Scratch;
 use crate::value::Arguments;
 
 pub const GENTLE_TEXT: &str = "You are repeating the exact same tool call with identical arguments. Carefully analyze the previous result before calling again: if the task is not complete, try a different approach or different arguments instead of repeating the call.";
@@ -74,13 +76,15 @@ pub fn detailed(
     count: u64,
     arguments: Arguments<'_>,
     preview_chars: usize,
+    ignored: &[KeyPath],
 ) -> Result<Reminder, CanonicalError> {
     let mut preview = PreviewSink {
         cap: preview_chars,
         units: Vec::new(),
         total: 0,
     };
-    arguments.write_canonical(&mut preview)?;
+    let removed =
+        arguments.write_canonical_without(&mut preview, ignored, &mut Scratch::default())?;
     let mut text: Vec<u16> = "Repeated tool call detected:\n- tool: "
         .encode_utf16()
         .collect();
@@ -90,6 +94,11 @@ pub fn detailed(
     if preview.total > preview.cap as u64 {
         let omitted = preview.total - preview.cap as u64;
         text.extend(format!("… (+{omitted} more chars)").encode_utf16());
+    }
+    // With `ignoreArguments`: the keys left out of the arguments quoted, as configured.
+    for (i, path) in removed.iter().enumerate() {
+        text.extend(if i == 0 { "\n- ignored_keys: " } else { ", " }.encode_utf16());
+        text.extend_from_slice(path);
     }
     text.extend("\nThe repeated calls are not making progress. Do not call this tool with these exact arguments again. Inspect the latest result and choose a different action, different arguments, or finish the task if enough evidence has been gathered.".encode_utf16());
     Ok(Reminder {
@@ -139,7 +148,7 @@ mod tests {
 
     fn detailed_text(json: &str, cap: usize) -> String {
         String::from_utf16_lossy(
-            &detailed(&units("grep"), 5, Arguments::Json(json), cap)
+            &detailed(&units("grep"), 5, Arguments::Json(json), cap, &[])
                 .unwrap()
                 .text,
         )
@@ -163,7 +172,7 @@ mod tests {
     #[test]
     fn cut_inside_surrogate_pair_keeps_the_high_half() {
         // Canonical: "😀x" = quote, D83D, DE00, x, quote: 5 units; cap 2 cuts after D83D.
-        let r = detailed(&units("t"), 5, Arguments::Json("\"\u{1f600}x\""), 2).unwrap();
+        let r = detailed(&units("t"), 5, Arguments::Json("\"\u{1f600}x\""), 2, &[]).unwrap();
         let marker: Vec<u16> = "- arguments: ".encode_utf16().collect();
         let at = r
             .text
@@ -192,7 +201,7 @@ mod tests {
     #[test]
     fn names_are_quoted_code_unit_for_code_unit() {
         let lone = vec![u16::from(b'x'), 0xd800];
-        let r = detailed(&lone, 5, Arguments::Json("{}"), 500).unwrap();
+        let r = detailed(&lone, 5, Arguments::Json("{}"), 500, &[]).unwrap();
         let mut expected = units("Repeated tool call detected:\n- tool: ");
         expected.extend_from_slice(&lone);
         expected.extend(units("\n- consecutive_calls: 5\n"));

@@ -164,6 +164,10 @@ impl<'a> Tape<'a> {
                     None => visitor.scalar(Scalar::Null),
                 }
             }
+            // A visitor that wants no more (a capped sample) ends the walk; for the others this is `false`.
+            if visitor.full() {
+                break;
+            }
             let Some(frame) = frames.last_mut() else {
                 break;
             };

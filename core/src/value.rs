@@ -72,6 +72,11 @@ pub(crate) trait Visitor {
     fn element_separator(&mut self);
     /// The key of the next member; `first` for the object's first member.
     fn key(&mut self, key: &Key<'_>, first: bool);
+    /// Whether the visitor wants no more: the walk may stop early (a capped sample).
+    #[inline(always)]
+    fn full(&self) -> bool {
+        false
+    }
 }
 
 impl<'a> From<&Key<'a>> for Str<'a> {

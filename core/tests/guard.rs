@@ -14,12 +14,13 @@ fn u(text: &str) -> Vec<u16> {
 fn guard(thresholds: &[f64], include: &[&str], exclude: &[&str]) -> Guard {
     let strings =
         |list: &[&str]| RawValue::List(list.iter().map(|s| RawValue::string(s)).collect());
-    let raw = RawConfig {
-        thresholds: RawValue::List(thresholds.iter().map(|&t| RawValue::Number(t)).collect()),
-        include: strings(include),
-        exclude: strings(exclude),
-        ..RawConfig::default()
-    };
+    let raw = RawConfig::default()
+        .with(
+            "thresholds",
+            RawValue::List(thresholds.iter().map(|&t| RawValue::Number(t)).collect()),
+        )
+        .with("include", strings(include))
+        .with("exclude", strings(exclude));
     Guard::new(GuardConfig::from_raw(&raw).unwrap())
 }
 
@@ -179,10 +180,7 @@ fn fired(guard: &mut Guard, calls: &[(&str, &str)]) -> Vec<(usize, Tier, u64)> {
 
 #[test]
 fn repeat_every_fires_past_the_last_threshold() {
-    let mut g = extended(RawConfig {
-        repeat_every: RawValue::Number(4.0),
-        ..RawConfig::default()
-    });
+    let mut g = extended(RawConfig::default().with("repeatEvery", RawValue::Number(4.0)));
     let got: Vec<_> = fired(&mut g, &[("t", "1"); 21])
         .into_iter()
         .map(|(i, tier, _)| (i, tier))
@@ -205,14 +203,17 @@ fn overrides_first_match_wins_and_repeat_every_uses_the_tools_thresholds() {
             ("thresholds", raw_numbers(thresholds)),
         ])
     };
-    let mut g = extended(RawConfig {
-        overrides: RawValue::List(vec![
-            entry(&["poll*"], &[6.0, 10.0]),
-            entry(&["poll_fast", "build"], &[2.0]),
-        ]),
-        repeat_every: RawValue::Number(2.0),
-        ..RawConfig::default()
-    });
+    let mut g = extended(
+        RawConfig::default()
+            .with(
+                "overrides",
+                RawValue::List(vec![
+                    entry(&["poll*"], &[6.0, 10.0]),
+                    entry(&["poll_fast", "build"], &[2.0]),
+                ]),
+            )
+            .with("repeatEvery", RawValue::Number(2.0)),
+    );
     let tiers = |g: &mut Guard, tool: &str, n: usize| -> Vec<usize> {
         g.reset(&u("a"));
         fired(g, &vec![(tool, "{}"); n])
@@ -233,10 +234,7 @@ fn overrides_first_match_wins_and_repeat_every_uses_the_tools_thresholds() {
 
 #[test]
 fn cycles_fire_once_per_run_and_again_after_a_break() {
-    let mut g = extended(RawConfig {
-        cycles: cycles(3.0, 2.0),
-        ..RawConfig::default()
-    });
+    let mut g = extended(RawConfig::default().with("cycles", cycles(3.0, 2.0)));
     let ab = [("read", "1"), ("grep", "1")];
     let mut calls: Vec<_> = ab.iter().cycle().take(8).copied().collect();
     calls.push(("other", "1"));
@@ -264,11 +262,11 @@ fn cycles_fire_once_per_run_and_again_after_a_break() {
 
 #[test]
 fn cycles_compare_arguments_too_and_ignore_the_same_call_repeated() {
-    let mut g = extended(RawConfig {
-        cycles: cycles(2.0, 2.0),
-        thresholds: raw_numbers(&[100.0]),
-        ..RawConfig::default()
-    });
+    let mut g = extended(
+        RawConfig::default()
+            .with("cycles", cycles(2.0, 2.0))
+            .with("thresholds", raw_numbers(&[100.0])),
+    );
     let calls = [("t", "1"), ("t", "2"), ("t", "1"), ("t", "3"), ("t", "1")];
     assert_eq!(fired(&mut g, &calls), vec![]);
     assert_eq!(fired(&mut g, &[("t", "1"); 10]), vec![]);
@@ -277,11 +275,11 @@ fn cycles_compare_arguments_too_and_ignore_the_same_call_repeated() {
 #[test]
 fn a_run_reminder_due_with_a_cycle_wins_and_the_cycle_counts_as_reported() {
     // A,B,B repeated: the B run reaches 2 on the same call the period-3 cycle completes.
-    let mut g = extended(RawConfig {
-        cycles: cycles(3.0, 2.0),
-        thresholds: raw_numbers(&[2.0]),
-        ..RawConfig::default()
-    });
+    let mut g = extended(
+        RawConfig::default()
+            .with("cycles", cycles(3.0, 2.0))
+            .with("thresholds", raw_numbers(&[2.0])),
+    );
     let abb = [("a", "{}"), ("b", "{}"), ("b", "{}")];
     let calls: Vec<_> = abb.iter().cycle().take(12).copied().collect();
     assert_eq!(
@@ -298,10 +296,7 @@ fn a_run_reminder_due_with_a_cycle_wins_and_the_cycle_counts_as_reported() {
 
 #[test]
 fn cycle_state_is_per_agent_and_reset_clears_it() {
-    let mut g = extended(RawConfig {
-        cycles: cycles(2.0, 2.0),
-        ..RawConfig::default()
-    });
+    let mut g = extended(RawConfig::default().with("cycles", cycles(2.0, 2.0)));
     let mut seen = Vec::new();
     for (agent, tool) in [("a", "x"), ("b", "x"), ("a", "y"), ("b", "y"), ("a", "x")] {
         seen.push(
@@ -334,11 +329,11 @@ fn cycle_state_is_per_agent_and_reset_clears_it() {
 
 #[test]
 fn same_result_only_extends_the_run_only_on_equal_results() {
-    let mut g = extended(RawConfig {
-        same_result_only: RawValue::Bool(true),
-        thresholds: raw_numbers(&[3.0]),
-        ..RawConfig::default()
-    });
+    let mut g = extended(
+        RawConfig::default()
+            .with("sameResultOnly", RawValue::Bool(true))
+            .with("thresholds", raw_numbers(&[3.0])),
+    );
     let mut call = |result: Option<&str>| {
         g.observe(
             Call::new(&u("a"), &u("poll"), Arguments::Json("{}"))
@@ -392,12 +387,12 @@ fn results_are_ignored_without_same_result_only() {
 
 #[test]
 fn stats_count_calls_and_reminders_by_tier() {
-    let mut g = extended(RawConfig {
-        cycles: cycles(2.0, 2.0),
-        thresholds: raw_numbers(&[2.0, 3.0]),
-        exclude: RawValue::List(vec![RawValue::string("todo")]),
-        ..RawConfig::default()
-    });
+    let mut g = extended(
+        RawConfig::default()
+            .with("cycles", cycles(2.0, 2.0))
+            .with("thresholds", raw_numbers(&[2.0, 3.0]))
+            .with("exclude", RawValue::List(vec![RawValue::string("todo")])),
+    );
     fired(
         &mut g,
         &[
@@ -480,13 +475,82 @@ fn names_and_agent_ids_are_told_apart_by_lone_surrogates() {
     assert_eq!(g.agent_count(), 0);
 
     let exclude = |pattern: &[u16]| {
-        let raw = RawConfig {
-            exclude: RawValue::List(vec![RawValue::String(pattern.to_vec())]),
-            ..RawConfig::default()
-        };
+        let raw = RawConfig::default().with(
+            "exclude",
+            RawValue::List(vec![RawValue::String(pattern.to_vec())]),
+        );
         Guard::new(GuardConfig::from_raw(&raw).unwrap())
     };
     assert!(exclude(&u("x\u{fffd}")).is_tracked(&x_d800));
     assert!(!exclude(&x_d800).is_tracked(&x_d800));
     assert!(exclude(&x_d800).is_tracked(&x_dbff));
+}
+
+fn ignore_arguments(entries: &[(&[&str], &[&str])]) -> RawValue {
+    let strings =
+        |list: &[&str]| RawValue::List(list.iter().map(|s| RawValue::string(s)).collect());
+    RawValue::List(
+        entries
+            .iter()
+            .map(|(tools, keys)| object(&[("tools", strings(tools)), ("keys", strings(keys))]))
+            .collect(),
+    )
+}
+
+#[test]
+fn ignored_keys_leave_a_run_unbroken_for_matching_tools_only() {
+    let raw = RawConfig::default()
+        .with("thresholds", raw_numbers(&[3.0, 4.0]))
+        .with(
+            "ignoreArguments",
+            ignore_arguments(&[(&["gr*"], &["task_progress", "meta.id"])]),
+        );
+    let mut g = extended(raw);
+    let calls: Vec<(&str, String)> = (0..4)
+        .map(|i| {
+            (
+                "grep",
+                format!(r#"{{"q":"x","task_progress":"step {i}","meta":{{"id":{i},"keep":1}}}}"#),
+            )
+        })
+        .collect();
+    let calls: Vec<(&str, &str)> = calls.iter().map(|(t, j)| (*t, j.as_str())).collect();
+    let got = fired(&mut g, &calls);
+    assert_eq!(
+        got.iter()
+            .map(|&(i, tier, count)| (i, tier, count))
+            .collect::<Vec<_>>(),
+        [(3, Tier::Gentle, 3), (4, Tier::Detailed, 4)]
+    );
+    // The detailed reminder quotes the arguments as compared and names the keys left out.
+    let mut g = extended(
+        RawConfig::default()
+            .with("thresholds", raw_numbers(&[2.0, 3.0]))
+            .with(
+                "ignoreArguments",
+                ignore_arguments(&[(&["grep"], &["task_progress", "meta.id", "absent"])]),
+            ),
+    );
+    let texts: Vec<String> = calls
+        .iter()
+        .filter_map(|(tool, json)| {
+            g.observe(Call::new(&u("a"), &u(tool), Arguments::Json(json)))
+                .unwrap()
+        })
+        .map(|r| String::from_utf16_lossy(&r.text))
+        .collect();
+    assert_eq!(texts.len(), 2);
+    assert!(
+        texts[1].contains("- consecutive_calls: 3\n- arguments: {\"meta\":{\"keep\":1},\"q\":\"x\"}\n- ignored_keys: task_progress, meta.id\nThe repeated calls"),
+        "{}",
+        texts[1]
+    );
+    // Another tool's calls keep every key: no run forms.
+    assert_eq!(
+        fired(
+            &mut g,
+            &calls.iter().map(|(_, j)| ("read", *j)).collect::<Vec<_>>()
+        ),
+        []
+    );
 }

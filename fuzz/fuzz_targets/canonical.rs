@@ -166,10 +166,9 @@ fn check_text(units: &[u16]) {
         "{units:04x?} as text and as escaped JSON differ"
     );
     // Through the public API, so the check holds whatever the chain key is made of.
-    let config = GuardConfig::from_raw(&RawConfig {
-        thresholds: RawValue::List(vec![RawValue::Number(2.0)]),
-        ..RawConfig::default()
-    })
+    let config = GuardConfig::from_raw(
+        &RawConfig::default().with("thresholds", RawValue::List(vec![RawValue::Number(2.0)])),
+    )
     .expect("thresholds [2] are valid");
     let mut guard = Guard::new(config);
     assert_eq!(

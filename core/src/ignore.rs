@@ -1,0 +1,405 @@
+//! Opt-in `ignoreArguments: [{ tools, keys }]`: argument keys left out of a
+//! call for tools matching `tools`, before it is keyed, sampled for
+//! similarity or quoted. A key is a path of names into nested objects,
+//! separated by `.`; within a name `\.` is a dot and `\\` a backslash. Paths
+//! go through objects only: a name never matches inside an array.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use crate::key_order::Key;
+use crate::patterns::matches_any;
+use crate::value::{Scalar, Visitor};
+
+const DOT: u16 = b'.' as u16;
+const BACKSLASH: u16 = b'\\' as u16;
+
+/// One key path: the text as configured (for the reminder) and its names.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KeyPath {
+    pub text: Vec<u16>,
+    names: Vec<Vec<u16>>,
+}
+
+impl KeyPath {
+    /// Parses `text`; `None` when a name is empty or an escape is not `\.` or `\\`.
+    pub fn parse(text: &[u16]) -> Option<Self> {
+        let mut names = vec![Vec::new()];
+        let mut units = text.iter().copied();
+        while let Some(unit) = units.next() {
+            match unit {
+                DOT => names.push(Vec::new()),
+                BACKSLASH => match units.next() {
+                    Some(escaped @ (DOT | BACKSLASH)) => names.last_mut()?.push(escaped),
+                    _ => return None,
+                },
+                other => names.last_mut()?.push(other),
+            }
+        }
+        names.iter().all(|name| !name.is_empty()).then(|| Self {
+            text: text.to_vec(),
+            names,
+        })
+    }
+}
+
+/// One validated entry: patterns and key paths, neither empty.
+#[derive(Debug, Clone, PartialEq)]
+pub struct IgnoreEntry {
+    pub tools: Vec<Vec<u16>>,
+    pub keys: Vec<KeyPath>,
+}
+
+/// Tool names whose paths are known; the cap only bounds a caller inventing names.
+const CACHE_LIMIT: usize = 1024;
+
+/// The entries, with each tool name's paths cached.
+#[derive(Debug, Clone, Default)]
+pub struct IgnoreRules {
+    entries: Vec<IgnoreEntry>,
+    cache: HashMap<Vec<u16>, Arc<[KeyPath]>>,
+}
+
+impl IgnoreRules {
+    pub fn new(entries: Vec<IgnoreEntry>) -> Self {
+        Self {
+            entries,
+            cache: HashMap::new(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// The paths left out of `tool`'s calls: those of every matching entry, in
+    /// config order, once each; `None` when there are no entries at all.
+    pub fn paths_for(&mut self, tool: &[u16]) -> Option<Arc<[KeyPath]>> {
+        if self.entries.is_empty() {
+            return None;
+        }
+        if let Some(paths) = self.cache.get(tool) {
+            return Some(Arc::clone(paths));
+        }
+        {
+            let mut paths: Vec<KeyPath> = Vec::new();
+            for entry in self
+                .entries
+                .iter()
+                .filter(|entry| matches_any(&entry.tools, tool))
+            {
+                for key in &entry.keys {
+                    if !paths.contains(key) {
+                        paths.push(key.clone());
+                    }
+                }
+            }
+            if self.cache.len() >= CACHE_LIMIT {
+                self.cache.clear();
+            }
+            let paths: Arc<[KeyPath]> = paths.into();
+            self.cache.insert(tool.to_vec(), Arc::clone(&paths));
+            Some(paths)
+        }
+    }
+}
+
+/// Whether `key` is the name `units`.
+fn key_is(key: &Key<'_>, units: &[u16]) -> bool {
+    match *key {
+        Key::Plain(text) => text.encode_utf16().eq(units.iter().copied()),
+        Key::Units(key) => key == units,
+        Key::Narrow(bytes) => {
+            bytes.len() == units.len() && bytes.iter().zip(units).all(|(&b, &u)| u16::from(b) == u)
+        }
+    }
+}
+
+/// An open container as [`Without`] sees it.
+enum Level {
+    Array,
+    /// An object `depth` names deep, the paths still matching there, and whether a member was passed on.
+    Object {
+        depth: usize,
+        live: Vec<usize>,
+        written: bool,
+    },
+}
+
+/// A visitor passing a walk on to `inner` without the members `paths` name.
+pub(crate) struct Without<'a, V> {
+    pub(crate) inner: &'a mut V,
+    paths: &'a [KeyPath],
+    levels: Vec<Level>,
+    /// The paths that continue into the value about to come (at `levels.len()`'s depth).
+    pending: Vec<usize>,
+    /// Inside a member left out: how many containers deep (`Some(0)`: its value not begun).
+    skipping: Option<usize>,
+    /// Which paths left something out.
+    pub(crate) removed: Vec<bool>,
+}
+
+impl<'a, V: Visitor> Without<'a, V> {
+    pub(crate) fn new(inner: &'a mut V, paths: &'a [KeyPath]) -> Self {
+        Self {
+            inner,
+            paths,
+            levels: Vec::new(),
+            pending: (0..paths.len()).collect(),
+            skipping: None,
+            removed: vec![false; paths.len()],
+        }
+    }
+
+    /// The texts of the paths that left something out, in config order.
+    pub(crate) fn removed_paths(&self) -> Vec<&[u16]> {
+        self.paths
+            .iter()
+            .zip(&self.removed)
+            .filter(|(_, &removed)| removed)
+            .map(|(path, _)| path.text.as_slice())
+            .collect()
+    }
+
+    /// Takes a container's opening: `true` when it is passed on.
+    fn open(&mut self, object: bool) -> bool {
+        if let Some(depth) = &mut self.skipping {
+            *depth += 1;
+            return false;
+        }
+        let pending = std::mem::take(&mut self.pending);
+        let depth = match self.levels.last() {
+            Some(Level::Object { depth, .. }) => depth + 1,
+            // The top level, or an array's element: paths do not reach into arrays.
+            _ => 0,
+        };
+        self.levels.push(if object {
+            Level::Object {
+                depth,
+                live: pending,
+                written: false,
+            }
+        } else {
+            Level::Array
+        });
+        true
+    }
+
+    /// Takes a container's closing: `true` when it is passed on.
+    fn close(&mut self) -> bool {
+        match &mut self.skipping {
+            Some(depth) => {
+                *depth -= 1;
+                if *depth == 0 {
+                    self.skipping = None;
+                }
+                false
+            }
+            None => {
+                self.levels.pop();
+                true
+            }
+        }
+    }
+}
+
+impl<V: Visitor> Visitor for Without<'_, V> {
+    fn scalar(&mut self, value: Scalar<'_>) {
+        match self.skipping {
+            Some(0) => self.skipping = None,
+            Some(_) => {}
+            None => {
+                self.pending.clear();
+                self.inner.scalar(value);
+            }
+        }
+    }
+    fn open_array(&mut self) {
+        if self.open(false) {
+            self.inner.open_array();
+        }
+    }
+    fn close_array(&mut self) {
+        if self.close() {
+            self.inner.close_array();
+        }
+    }
+    fn open_object(&mut self) {
+        if self.open(true) {
+            self.inner.open_object();
+        }
+    }
+    fn close_object(&mut self) {
+        if self.close() {
+            self.inner.close_object();
+        }
+    }
+    fn element_separator(&mut self) {
+        if self.skipping.is_none() {
+            self.inner.element_separator();
+        }
+    }
+    fn key(&mut self, key: &Key<'_>, _first: bool) {
+        if self.skipping.is_some() {
+            return;
+        }
+        let Some(Level::Object {
+            depth,
+            live,
+            written,
+        }) = self.levels.last_mut()
+        else {
+            return;
+        };
+        let depth = *depth;
+        self.pending.clear();
+        for &index in live.iter() {
+            let Some(path) = self.paths.get(index) else {
+                continue;
+            };
+            if path.names.get(depth).is_some_and(|name| key_is(key, name)) {
+                if path.names.len() == depth + 1 {
+                    if let Some(flag) = self.removed.get_mut(index) {
+                        *flag = true;
+                    }
+                    self.skipping = Some(0);
+                } else {
+                    self.pending.push(index);
+                }
+            }
+        }
+        if self.skipping.is_some() {
+            self.pending.clear();
+            return;
+        }
+        let first = !*written;
+        *written = true;
+        self.inner.key(key, first);
+    }
+    fn full(&self) -> bool {
+        self.inner.full()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::read::Scratch;
+    use crate::value::Arguments;
+
+    fn units(text: &str) -> Vec<u16> {
+        text.encode_utf16().collect()
+    }
+
+    fn path(text: &str) -> KeyPath {
+        KeyPath::parse(&units(text)).unwrap_or_else(|| panic!("{text} is a path"))
+    }
+
+    /// The canonical text of `json` without `paths`, and the paths that removed something.
+    fn without(json: &str, paths: &[&str]) -> (String, Vec<String>) {
+        let paths: Vec<KeyPath> = paths.iter().map(|p| path(p)).collect();
+        let mut out = String::new();
+        let removed = Arguments::Json(json)
+            .write_canonical_without(&mut out, &paths, &mut Scratch::default())
+            .unwrap();
+        (
+            out,
+            removed
+                .iter()
+                .map(|p| String::from_utf16_lossy(p))
+                .collect(),
+        )
+    }
+
+    #[test]
+    fn paths_are_names_separated_by_dots_with_two_escapes() {
+        let names = |text: &str| {
+            KeyPath::parse(&units(text)).map(|p| {
+                p.names
+                    .iter()
+                    .map(|n| String::from_utf16_lossy(n))
+                    .collect::<Vec<_>>()
+            })
+        };
+        assert_eq!(names("a"), Some(vec!["a".into()]));
+        assert_eq!(
+            names("a.b.c"),
+            Some(vec!["a".into(), "b".into(), "c".into()])
+        );
+        assert_eq!(names(r"a\.b"), Some(vec!["a.b".into()]));
+        assert_eq!(names(r"a\\.b"), Some(vec![r"a\".into(), "b".into()]));
+        for bad in ["", ".", "a.", ".a", "a..b", r"a\", r"a\b", r"\"] {
+            assert_eq!(names(bad), None, "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn named_members_are_left_out_at_any_object_depth_but_not_inside_arrays() {
+        let json = r#"{"e":[{"a":1}],"b":{"d":3,"c":2},"a":1,"x.y":4}"#;
+        assert_eq!(
+            without(json, &["a", "b.c", "e.a", r"x\.y", "missing.key"]),
+            (
+                r#"{"b":{"d":3},"e":[{"a":1}]}"#.into(),
+                vec!["a".into(), "b.c".into(), r"x\.y".into()]
+            )
+        );
+        // The first member left out: no comma before the next.
+        assert_eq!(
+            without(r#"{"b":2,"a":{"z":[1,{"q":2}]}}"#, &["a"]),
+            (r#"{"b":2}"#.into(), vec!["a".into()])
+        );
+        // Every member left out, and a path through a value that is no object.
+        assert_eq!(
+            without(r#"{"a":{"b":1}}"#, &["a.b"]),
+            (r#"{"a":{}}"#.into(), vec!["a.b".into()])
+        );
+        assert_eq!(
+            without(r#"{"a":5,"b":[1]}"#, &["a.b", "b.0"]),
+            (r#"{"a":5,"b":[1]}"#.into(), vec![])
+        );
+        // Not an object at the top: nothing to leave out.
+        assert_eq!(
+            without(r#"[{"a":1}]"#, &["a"]),
+            (r#"[{"a":1}]"#.into(), vec![])
+        );
+        assert_eq!(without(r#""a""#, &["a"]), (r#""a""#.into(), vec![]));
+    }
+
+    #[test]
+    fn escaped_and_wide_keys_match_by_code_units() {
+        assert_eq!(
+            without(r#"{"\u00e9t\u00e9":1,"b":2}"#, &["été"]),
+            (r#"{"b":2}"#.into(), vec!["été".into()])
+        );
+        assert_eq!(without(r#"{"😀":1,"b":2}"#, &["😀"]).0, r#"{"b":2}"#);
+    }
+
+    #[test]
+    fn a_tools_paths_are_every_matching_entrys_once_each() {
+        let entry = |tools: &[&str], keys: &[&str]| IgnoreEntry {
+            tools: tools.iter().map(|t| units(t)).collect(),
+            keys: keys.iter().map(|k| path(k)).collect(),
+        };
+        let mut rules = IgnoreRules::new(vec![
+            entry(&["*"], &["task_progress"]),
+            entry(&["grep", "read"], &["id", "task_progress"]),
+        ]);
+        let texts = |paths: Option<Arc<[KeyPath]>>| {
+            paths
+                .unwrap()
+                .iter()
+                .map(|p| String::from_utf16_lossy(&p.text))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            texts(rules.paths_for(&units("grep"))),
+            ["task_progress", "id"]
+        );
+        assert_eq!(
+            texts(rules.paths_for(&units("grep"))),
+            ["task_progress", "id"]
+        );
+        assert_eq!(texts(rules.paths_for(&units("write"))), ["task_progress"]);
+        assert!(IgnoreRules::default().paths_for(&units("grep")).is_none());
+    }
+}

@@ -1,0 +1,321 @@
+//! Every config option, declared once: its name, how the binding reads it,
+//! its TypeScript type, default, one-line documentation, the errors a bad
+//! value gets, and the rule that checks it and sets its [`GuardConfig`] field.
+//! The schema and known keys (`index.js`), the `Config` interface
+//! (`binding-header.d.ts`) and the README's options table are rendered from
+//! [`OPTIONS`] and checked by `core/tests/options.rs`; the binding reads the
+//! config by [`Shape`]. Options are validated in this order; the first failure wins.
+
+use crate::config::{self, GuardConfig, RawValue, DEFAULT_PREVIEW_CHARS};
+use crate::cycles::CycleConfig;
+use crate::error::ConfigError;
+use crate::ignore::{IgnoreEntry, IgnoreRules, KeyPath};
+use crate::overrides::{Override, Overrides};
+
+/// How the binding reads an option's value from JavaScript.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Shape {
+    /// A value, or an array of values.
+    Value,
+    /// An object: these fields are read, each as a [`Shape::Value`].
+    Object(&'static [&'static str]),
+    /// An array of such objects.
+    Entries(&'static [&'static str]),
+}
+
+/// One option.
+pub struct OptionSpec {
+    /// The config key.
+    pub name: &'static str,
+    pub shape: Shape,
+    /// Its TypeScript type in the `Config` interface.
+    pub ts_type: &'static str,
+    /// The default, as the README says it (`off` for opt-in features).
+    pub default: &'static str,
+    /// One line for the README, the schema's description and the `Config` interface.
+    pub doc: &'static str,
+    /// The errors a bad value gets, with `<v>`, `<type>`, `<i>` for the parts that vary.
+    pub errors: fn() -> Vec<ConfigError>,
+    /// Checks the value and sets its field of the config.
+    pub apply: fn(&RawValue, &mut GuardConfig) -> Result<(), ConfigError>,
+}
+
+/// The placeholders the documented errors carry.
+const V: &str = "<v>";
+const TYPE: &str = "<type>";
+
+fn doc_wrong(field: &str, expected: &'static str) -> ConfigError {
+    ConfigError::WrongType {
+        field: field.to_owned(),
+        expected,
+        got: TYPE.to_owned(),
+    }
+}
+
+fn doc_invalid(what: &str, rule: &'static str) -> ConfigError {
+    ConfigError::Invalid {
+        what: what.to_owned(),
+        shown: V.to_owned(),
+        rule,
+    }
+}
+
+/// The errors of a thresholds list named `field`.
+fn threshold_errors(field: &str) -> Vec<ConfigError> {
+    vec![
+        doc_wrong(field, "an array"),
+        ConfigError::Empty(field.to_owned()),
+        doc_invalid("threshold", THRESHOLD_RULE),
+        ConfigError::Duplicates(field.to_owned()),
+    ]
+}
+
+/// The errors of a pattern list named `field`.
+fn pattern_errors(field: &str) -> Vec<ConfigError> {
+    vec![
+        doc_wrong(field, "an array"),
+        doc_wrong(&format!("{field}[<i>]"), "a string"),
+    ]
+}
+
+const THRESHOLD_RULE: &str = "every threshold must be an integer >= 2";
+const AT_LEAST_ONE: &str = "must be an integer >= 1";
+const MAX_PERIOD_RULE: &str = "must be an integer from 2 to 5";
+const REPEATS_RULE: &str = "must be an integer >= 2";
+const KEY_PATH_RULE: &str =
+    "must be names separated by `.`, none empty (`\\.` is a dot and `\\\\` a backslash within a name)";
+
+/// Every option, in validation order: the reference's four first, so their messages win as there.
+pub const OPTIONS: &[OptionSpec] = &[
+    OptionSpec {
+        name: "thresholds",
+        shape: Shape::Value,
+        ts_type: "number[]",
+        default: "`[3, 5, 8]`",
+        doc: "Run lengths that bring a reminder, integers >= 2 (sorted): the first gentle, later ones detailed.",
+        errors: || threshold_errors("thresholds"),
+        apply: |raw, config| {
+            if !matches!(raw, RawValue::Missing) {
+                config.thresholds = config::thresholds("thresholds", raw)?;
+            }
+            Ok(())
+        },
+    },
+    OptionSpec {
+        name: "argumentsPreviewChars",
+        shape: Shape::Value,
+        ts_type: "number",
+        default: "`500`",
+        doc: "UTF-16 code units of arguments quoted in the detailed reminder, an integer >= 1 (never limits detection).",
+        errors: || vec![doc_invalid("argumentsPreviewChars", AT_LEAST_ONE)],
+        apply: |raw, config| {
+            let cap = config::integer("argumentsPreviewChars", raw, (1.0, f64::MAX), AT_LEAST_ONE)?;
+            // `as` saturates: a cap beyond memory just means "never truncate".
+            config.preview_chars = cap.map_or(DEFAULT_PREVIEW_CHARS, |n| n as usize);
+            Ok(())
+        },
+    },
+    OptionSpec {
+        name: "include",
+        shape: Shape::Value,
+        ts_type: "string[]",
+        default: "`[]`",
+        doc: "Tool-name patterns to track; empty means every tool.",
+        errors: || pattern_errors("include"),
+        apply: |raw, config| {
+            config.filter.include = config::strings("include", raw)?;
+            Ok(())
+        },
+    },
+    OptionSpec {
+        name: "exclude",
+        shape: Shape::Value,
+        ts_type: "string[]",
+        default: "`[]`",
+        doc: "Tool-name patterns transparent to the chain: neither counted nor breaking a run.",
+        errors: || pattern_errors("exclude"),
+        apply: |raw, config| {
+            config.filter.exclude = config::strings("exclude", raw)?;
+            Ok(())
+        },
+    },
+    OptionSpec {
+        name: "cycles",
+        shape: Shape::Object(&["maxPeriod", "repeats"]),
+        ts_type: "{ maxPeriod: number; repeats: number }",
+        default: "off",
+        doc: "Opt-in: remind once when a block of 2 to `maxPeriod` (at most 5) calls repeats `repeats` (>= 2) times back to back; both required.",
+        errors: || {
+            vec![
+                doc_wrong("cycles", "an object"),
+                doc_invalid("cycles.maxPeriod", MAX_PERIOD_RULE),
+                doc_invalid("cycles.repeats", REPEATS_RULE),
+            ]
+        },
+        apply: |raw, config| {
+            if !config::object("cycles", raw)? {
+                return Ok(());
+            }
+            let required = |field, value: &RawValue, range, rule| {
+                config::integer(field, value, range, rule)?.ok_or_else(|| ConfigError::Invalid {
+                    what: field.to_owned(),
+                    shown: "undefined".to_owned(),
+                    rule,
+                })
+            };
+            let max_period = required("cycles.maxPeriod", raw.field("maxPeriod"), (2.0, 5.0), MAX_PERIOD_RULE)?;
+            let repeats = required("cycles.repeats", raw.field("repeats"), (2.0, f64::MAX), REPEATS_RULE)?;
+            config.cycles = Some(CycleConfig::new(max_period as usize, repeats));
+            Ok(())
+        },
+    },
+    OptionSpec {
+        name: "sameResultOnly",
+        shape: Shape::Value,
+        ts_type: "boolean",
+        default: "`false`",
+        doc: "Opt-in: a run grows only while the results (`content` and `isError`) are equal too.",
+        errors: || vec![doc_wrong("sameResultOnly", "a boolean")],
+        apply: |raw, config| {
+            config.same_result_only = config::boolean("sameResultOnly", raw)?;
+            Ok(())
+        },
+    },
+    OptionSpec {
+        name: "overrides",
+        shape: Shape::Entries(&["tools", "thresholds"]),
+        ts_type: "Array<{ tools: string[]; thresholds: number[] }>",
+        default: "`[]`",
+        doc: "Opt-in: per-tool thresholds; the first entry with a pattern matching the tool wins.",
+        errors: || {
+            let mut errors = vec![
+                doc_wrong("overrides", "an array"),
+                doc_wrong("overrides[<i>]", "an object"),
+                doc_wrong("overrides[<i>].tools", "an array"),
+                doc_wrong("overrides[<i>].tools[<j>]", "a string"),
+                ConfigError::Empty("overrides[<i>].tools".to_owned()),
+            ];
+            errors.extend(threshold_errors("overrides[<i>].thresholds"));
+            errors
+        },
+        apply: |raw, config| {
+            let entries = config::entries("overrides", raw, |at, entry| {
+                let tools = config::required_strings(&format!("{at}.tools"), entry.field("tools"))?;
+                let thresholds = config::thresholds(&format!("{at}.thresholds"), entry.field("thresholds"))?;
+                Ok(Override { tools, thresholds })
+            })?;
+            config.overrides = Overrides::new(entries);
+            Ok(())
+        },
+    },
+    OptionSpec {
+        name: "repeatEvery",
+        shape: Shape::Value,
+        ts_type: "number",
+        default: "off",
+        doc: "Opt-in: past the last threshold, a detailed reminder every this many further calls of the run, an integer >= 1.",
+        errors: || vec![doc_invalid("repeatEvery", AT_LEAST_ONE)],
+        apply: |raw, config| {
+            config.repeat_every = config::integer("repeatEvery", raw, (1.0, f64::MAX), AT_LEAST_ONE)?;
+            Ok(())
+        },
+    },
+    OptionSpec {
+        name: "ignoreArguments",
+        shape: Shape::Entries(&["tools", "keys"]),
+        ts_type: "Array<{ tools: string[]; keys: string[] }>",
+        default: "`[]`",
+        doc: "Opt-in: for tools matching `tools`, the argument keys named in `keys` (dotted paths into nested objects, `\\.` for a dot within a name) are left out of the comparison.",
+        errors: || {
+            vec![
+                doc_wrong("ignoreArguments", "an array"),
+                doc_wrong("ignoreArguments[<i>]", "an object"),
+                doc_wrong("ignoreArguments[<i>].tools", "an array"),
+                doc_wrong("ignoreArguments[<i>].tools[<j>]", "a string"),
+                ConfigError::Empty("ignoreArguments[<i>].tools".to_owned()),
+                doc_wrong("ignoreArguments[<i>].keys", "an array"),
+                doc_wrong("ignoreArguments[<i>].keys[<j>]", "a string"),
+                ConfigError::Empty("ignoreArguments[<i>].keys".to_owned()),
+                doc_invalid("ignoreArguments[<i>].keys[<j>]", KEY_PATH_RULE),
+            ]
+        },
+        apply: |raw, config| {
+            let entries = config::entries("ignoreArguments", raw, |at, entry| {
+                let tools = config::required_strings(&format!("{at}.tools"), entry.field("tools"))?;
+                let field = format!("{at}.keys");
+                let keys = config::required_strings(&field, entry.field("keys"))?
+                    .iter()
+                    .enumerate()
+                    .map(|(j, text)| {
+                        KeyPath::parse(text).ok_or_else(|| ConfigError::Invalid {
+                            what: format!("{field}[{j}]"),
+                            shown: String::from_utf16_lossy(text),
+                            rule: KEY_PATH_RULE,
+                        })
+                    })
+                    .collect::<Result<_, _>>()?;
+                Ok(IgnoreEntry { tools, keys })
+            })?;
+            config.ignore = IgnoreRules::new(entries);
+            Ok(())
+        },
+    },
+];
+
+/// The config as the binding read it: one value per option of [`OPTIONS`], in its order.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RawConfig {
+    values: Vec<RawValue>,
+}
+
+impl Default for RawConfig {
+    /// Every key absent.
+    fn default() -> Self {
+        Self {
+            values: vec![RawValue::Missing; OPTIONS.len()],
+        }
+    }
+}
+
+impl RawConfig {
+    /// The config with option `name` set to `value`.
+    ///
+    /// # Panics
+    /// When `name` is no option's: a programming error of the caller.
+    #[must_use]
+    pub fn with(mut self, name: &str, value: RawValue) -> Self {
+        let index = OPTIONS
+            .iter()
+            .position(|option| option.name == name)
+            .unwrap_or_else(|| panic!("no option named {name}"));
+        if let Some(slot) = self.values.get_mut(index) {
+            *slot = value;
+        }
+        self
+    }
+
+    /// The value of option `name` (`Missing` for a name that is no option's).
+    pub fn get(&self, name: &str) -> &RawValue {
+        OPTIONS
+            .iter()
+            .position(|option| option.name == name)
+            .and_then(|index| self.values.get(index))
+            .unwrap_or(&RawValue::Missing)
+    }
+
+    /// Each option with its value, in validation order.
+    pub fn options(&self) -> impl Iterator<Item = (&'static OptionSpec, &RawValue)> {
+        OPTIONS.iter().zip(&self.values)
+    }
+}
+
+impl GuardConfig {
+    /// Validates every option in [`OPTIONS`]' order; absent keys keep their defaults.
+    pub fn from_raw(raw: &RawConfig) -> Result<Self, ConfigError> {
+        let mut config = GuardConfig::default();
+        for (option, value) in raw.options() {
+            (option.apply)(value, &mut config)?;
+        }
+        Ok(config)
+    }
+}

@@ -26,6 +26,8 @@ export interface Config {
   repeatEvery?: number
   /** Opt-in: for tools matching `tools`, the argument keys named in `keys` (dotted paths into nested objects, `\.` for a dot within a name) are left out of the comparison. Default: `[]`. */
   ignoreArguments?: Array<{ tools: string[]; keys: string[] }>
+  /** Opt-in: remind once when `minCalls` (default 5) calls of one tool in a row each differ from the last but are at least `similarity` (default 0.85) alike. Default: off. */
+  similar?: { minCalls?: number; similarity?: number }
 }
 // END OPTIONS
 

@@ -26,6 +26,8 @@ export interface Config {
   repeatEvery?: number
   /** Opt-in: for tools matching `tools`, the argument keys named in `keys` (dotted paths into nested objects, `\.` for a dot within a name) are left out of the comparison. Default: `[]`. */
   ignoreArguments?: Array<{ tools: string[]; keys: string[] }>
+  /** Opt-in: remind once when `minCalls` (default 5) calls of one tool in a row each differ from the last but are at least `similarity` (default 0.85) alike. Default: off. */
+  similar?: { minCalls?: number; similarity?: number }
 }
 // END OPTIONS
 
@@ -107,15 +109,18 @@ export interface GuardStats {
   detailed: number
   /** `cycle` reminders returned. */
   cycle: number
+  /** `similar` reminders returned. */
+  similar: number
 }
 
 /** A reminder due for the call just observed. */
 export interface Reminder {
   /**
    * `gentle` at the first threshold, `detailed` at every later one (and,
-   * with `repeatEvery`, past the last); `cycle` for a repeated block of calls (`cycles`).
+   * with `repeatEvery`, past the last); `cycle` for a repeated block of calls (`cycles`);
+   * `similar` for a run of near-identical calls (`similar`).
    */
-  tier: 'gentle' | 'detailed' | 'cycle'
+  tier: 'gentle' | 'detailed' | 'cycle' | 'similar'
   /** The run length that reached the threshold; for `cycle`, the block's repetitions. */
   count: number
   /** The text the model reads, exactly as the reference plugin words it (for `gentle` and `detailed`). */

@@ -33,6 +33,7 @@ const OPTION_SCHEMA = Schema.object({
   overrides: Schema.any().description('Opt-in: per-tool thresholds; the first entry with a pattern matching the tool wins (default [].)'),
   repeatEvery: Schema.any().description('Opt-in: past the last threshold, a detailed reminder every this many further calls of the run, an integer >= 1 (default off.)'),
   ignoreArguments: Schema.any().description('Opt-in: for tools matching `tools`, the argument keys named in `keys` (dotted paths into nested objects, `\\.` for a dot within a name) are left out of the comparison (default [].)'),
+  similar: Schema.any().description('Opt-in: remind once when `minCalls` (default 5) calls of one tool in a row each differ from the last but are at least `similarity` (default 0.85) alike (default off.)'),
 })
 // END OPTIONS
 
@@ -47,9 +48,13 @@ function foldReminder(downstream, reminder) {
   return { ...downstream, additionalContexts: [reminder, ...(downstream.additionalContexts ?? [])] }
 }
 
-/** The reminder's source summary: `grep × 3`, or for a cycle its block, `(read, grep) × 2`. */
+/** The reminder's source summary: `grep × 3`; for a cycle its block, `(read, grep) × 2`; for near-identical calls `grep ≈ 5`. */
 function summaryOf(tool, reminder) {
-  return reminder.tier === 'cycle' ? `(${reminder.tools.join(', ')}) × ${reminder.count}` : `${tool} × ${reminder.count}`
+  switch (reminder.tier) {
+    case 'cycle': return `(${reminder.tools.join(', ')}) × ${reminder.count}`
+    case 'similar': return `${tool} ≈ ${reminder.count}`
+    default: return `${tool} × ${reminder.count}`
+  }
 }
 
 // Tool names whose tracked-ness is known. Names come from the agent's tool registry, so there are

@@ -58,8 +58,8 @@ export class RepeatToolGuard {
   }
 
   stats() {
-    const { observed, reminders, gentle, detailed, cycle } = inRealm(() => this.#native.stats())
-    return { observed, reminders, gentle, detailed, cycle }
+    const { observed, reminders, gentle, detailed, cycle, similar } = inRealm(() => this.#native.stats())
+    return { observed, reminders, gentle, detailed, cycle, similar }
   }
 
   reset(agentId) {

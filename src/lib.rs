@@ -38,6 +38,8 @@ pub struct GuardStats {
     pub detailed: f64,
     /// `cycle` reminders returned.
     pub cycle: f64,
+    /// `similar` reminders returned.
+    pub similar: f64,
 }
 
 /// Counts runs of identical tool calls per agent and says when to remind the model.
@@ -151,6 +153,7 @@ impl RepeatToolGuard {
                 gentle: stats.gentle as f64,
                 detailed: stats.detailed as f64,
                 cycle: stats.cycle as f64,
+                similar: stats.similar as f64,
             }
         })
     }

@@ -8,8 +8,9 @@ use repeat_tool_guard_core::Tier;
 #[napi(object)]
 pub struct Reminder {
     /// `gentle` at the first threshold, `detailed` at every later one (and,
-    /// with `repeatEvery`, past the last); `cycle` for a repeated block of calls (`cycles`).
-    #[napi(ts_type = "'gentle' | 'detailed' | 'cycle'")]
+    /// with `repeatEvery`, past the last); `cycle` for a repeated block of calls (`cycles`);
+    /// `similar` for a run of near-identical calls (`similar`).
+    #[napi(ts_type = "'gentle' | 'detailed' | 'cycle' | 'similar'")]
     pub tier: String,
     /// The run length that reached the threshold; for `cycle`, the block's repetitions.
     pub count: f64,

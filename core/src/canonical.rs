@@ -18,6 +18,11 @@ use crate::value::{decode_json_string, Arguments, Scalar, Str, Visitor};
 /// Where canonical text goes: a `String`, a preview.
 pub trait Sink {
     fn write(&mut self, chunk: &str);
+    /// How many more UTF-16 code units the sink keeps: a string is cut to
+    /// about that before it is escaped, and the walk ends at 0.
+    fn room(&self) -> usize {
+        usize::MAX
+    }
 }
 
 impl Sink for String {
@@ -48,6 +53,40 @@ impl Arguments<'_> {
             .into_iter()
             .map(<[u16]>::to_vec)
             .collect())
+    }
+}
+
+/// The first `cap` UTF-16 code units of the canonical form without the
+/// members `ignored` names. The walk stops there, and strings are cut before
+/// they are escaped, so a call's size does not matter.
+pub(crate) fn canonical_head(
+    arguments: Arguments<'_>,
+    cap: usize,
+    ignored: &[KeyPath],
+    scratch: &mut Scratch,
+) -> Result<Vec<u16>, CanonicalError> {
+    let mut head = Head {
+        cap,
+        units: Vec::with_capacity(cap),
+    };
+    let mut writer = TextWriter { sink: &mut head };
+    visit(arguments, scratch, &mut Without::new(&mut writer, ignored))?;
+    Ok(head.units)
+}
+
+/// Keeps the first `cap` code units written.
+struct Head {
+    cap: usize,
+    units: Vec<u16>,
+}
+
+impl Sink for Head {
+    fn write(&mut self, chunk: &str) {
+        let room = self.room();
+        self.units.extend(chunk.encode_utf16().take(room));
+    }
+    fn room(&self) -> usize {
+        self.cap.saturating_sub(self.units.len())
     }
 }
 
@@ -96,6 +135,9 @@ impl<S: Sink> Visitor for TextWriter<'_, S> {
         write_str(Str::from(key), self.sink);
         self.sink.write(":");
     }
+    fn full(&self) -> bool {
+        self.sink.room() == 0
+    }
 }
 
 /// Writes a number token as `JSON.stringify` would print its value.
@@ -123,7 +165,15 @@ fn write_number(value: f64, sink: &mut impl Sink) {
 }
 
 /// Writes a string's canonical literal; unescaped JSON content is already canonical.
+/// A sink with little room gets the string cut first: one code unit past its
+/// room (so no surrogate pair is split where it is kept), escapes included.
 fn write_str(text: Str<'_>, sink: &mut impl Sink) {
+    let room = sink.room();
+    let text = if room == usize::MAX {
+        text
+    } else {
+        cut(text, room + 1)
+    };
     match text {
         Str::Plain(raw) => {
             sink.write("\"");
@@ -137,6 +187,26 @@ fn write_str(text: Str<'_>, sink: &mut impl Sink) {
             write_string_literal(&units, sink);
         }
         Str::Wide(bytes) => write_string_literal(&wide_units(bytes).collect::<Vec<_>>(), sink),
+    }
+}
+
+/// `text` cut to at least its first `units` code units, where it is longer.
+fn cut(text: Str<'_>, units: usize) -> Str<'_> {
+    // A char is one or two code units; an escape (at most 6 bytes) one.
+    let at_char = |raw: &str, bytes: usize| {
+        let mut end = bytes.min(raw.len());
+        while !raw.is_char_boundary(end) {
+            end -= 1;
+        }
+        end
+    };
+    match text {
+        Str::Plain(raw) => Str::Plain(raw.get(..at_char(raw, 4 * units)).unwrap_or(raw)),
+        // Escapes are whole up to here: any cut inside one lies past the units kept.
+        Str::Escaped(raw) => Str::Escaped(raw.get(..at_char(raw, 6 * (units + 1))).unwrap_or(raw)),
+        Str::Units(all) => Str::Units(all.get(..units).unwrap_or(all)),
+        Str::Narrow(all) => Str::Narrow(all.get(..units).unwrap_or(all)),
+        Str::Wide(all) => Str::Wide(all.get(..2 * units).unwrap_or(all)),
     }
 }
 

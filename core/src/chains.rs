@@ -9,6 +9,7 @@ use rustc_hash::FxBuildHasher;
 use crate::compare::units_equal;
 use crate::cycles::{CycleConfig, CycleHit, CycleTracker};
 use crate::key::{CallKey, KeyForm};
+use crate::similar::{SimilarConfig, SimilarRun};
 
 #[derive(Debug, Clone)]
 struct Chain {
@@ -35,6 +36,7 @@ struct Extra {
     /// The last call's result digest (`sameResultOnly`); `None`: no result given, or not compared.
     result: Option<CallKey>,
     cycles: Option<CycleTracker>,
+    similar: Option<SimilarRun>,
 }
 
 /// One tracked call as the opt-in features see it.
@@ -46,6 +48,17 @@ pub struct Step<'a> {
     /// The tool name's UTF-16 code units.
     pub tool: &'a [u16],
     pub cycles: Option<&'a CycleConfig>,
+    /// `similar`'s config and the call's sample (`None` for the same call as the agent's last).
+    pub similar: Option<(&'a SimilarConfig, Option<Vec<u32>>)>,
+}
+
+/// What one tracked call did to its agent's chain ([`Chains::advance_extended`]).
+pub struct Advanced {
+    pub run: u64,
+    /// The cycle it completes (`cycles`).
+    pub cycle: Option<CycleHit>,
+    /// The near-identical run it brings to `minCalls` (`similar`).
+    pub similar: Option<u64>,
 }
 
 /// Every agent's current run, by agent id as UTF-16 code units (as JavaScript
@@ -83,6 +96,15 @@ impl Chains {
         chain.run
     }
 
+    /// Whether `key` is the agent's last call's (without touching the chain).
+    pub fn repeats(&self, agent: &[u16], key: &CallKey) -> bool {
+        let chain = match &self.last {
+            Some((id, chain)) if units_equal(id, agent) => Some(chain),
+            _ => self.by_agent.get(agent),
+        };
+        chain.is_some_and(|chain| chain.run > 0 && chain.key == *key)
+    }
+
     /// The agent's chain, made the last one (a new agent's with a run of 0).
     /// The chain it replaces as the last goes back into the map.
     fn chain_of(&mut self, agent: &[u16]) -> &mut Chain {
@@ -102,24 +124,34 @@ impl Chains {
 
     /// [`Chains::advance`] with the opt-in features: the run grows only while
     /// both key and result repeat, and the call goes to the agent's cycle
-    /// tracker (keys only). Returns the run length and the cycle it completes.
+    /// tracker (keys only) and its near-identical run.
     // `CallKey` is treated as opaque (`Eq + Clone`), so it is cloned even while it is `Copy`.
     #[allow(clippy::clone_on_copy)]
-    pub fn advance_extended(&mut self, agent: &[u16], step: Step<'_>) -> (u64, Option<CycleHit>) {
+    pub fn advance_extended(&mut self, agent: &[u16], step: Step<'_>) -> Advanced {
         let Step {
             key,
             result,
             tool,
             cycles,
+            similar,
         } = step;
         let chain = self.chain_of(agent);
         let extra = chain.extra.get_or_insert_with(Default::default);
-        chain.run = if chain.run > 0 && chain.key == key && extra.result == result {
+        let results_equal = extra.result == result;
+        chain.run = if chain.run > 0 && chain.key == key && results_equal {
             chain.run.saturating_add(1)
         } else {
             1
         };
         extra.result = result;
+        let similar = similar.and_then(|(config, sample)| {
+            extra.similar.get_or_insert_with(Default::default).push(
+                tool,
+                sample,
+                results_equal,
+                config,
+            )
+        });
         let hit = cycles.and_then(|config| {
             extra
                 .cycles
@@ -127,7 +159,11 @@ impl Chains {
                 .push(&key, tool, config)
         });
         chain.key = key;
-        (chain.run, hit)
+        Advanced {
+            run: chain.run,
+            cycle: hit,
+            similar,
+        }
     }
 
     /// Drops an agent's chain; its next tracked call starts a new run.
@@ -221,6 +257,7 @@ mod tests {
             result,
             tool: T,
             cycles,
+            similar: None,
         }
     }
 
@@ -232,7 +269,7 @@ mod tests {
         let run = |chains: &mut Chains, result: Option<CallKey>| {
             chains
                 .advance_extended(&id("x"), step(a.clone(), result, None))
-                .0
+                .run
         };
         assert_eq!(run(&mut chains, Some(r1)), 1);
         assert_eq!(run(&mut chains, Some(r1)), 2);
@@ -261,7 +298,7 @@ mod tests {
                 let result = Some(key("", &i.to_string()));
                 chains
                     .advance_extended(&id("x"), step(k, result, Some(&config)))
-                    .1
+                    .cycle
             })
             .collect();
         assert_eq!(hits.iter().filter(|h| h.is_some()).count(), 1);

@@ -7,6 +7,7 @@ use crate::ignore::IgnoreRules;
 use crate::number::js_number_to_string;
 use crate::overrides::Overrides;
 use crate::patterns::ToolFilter;
+use crate::similar::SimilarConfig;
 
 /// A config value as the binding read it from JavaScript, one level deep.
 #[derive(Debug, Clone, PartialEq)]
@@ -106,6 +107,8 @@ pub struct GuardConfig {
     pub repeat_every: Option<f64>,
     /// Opt-in: argument keys left out of matching tools' calls (empty: none).
     pub ignore: IgnoreRules,
+    /// Opt-in: runs of near-identical calls (`None`: off).
+    pub similar: Option<SimilarConfig>,
 }
 
 impl Default for GuardConfig {
@@ -119,6 +122,7 @@ impl Default for GuardConfig {
             overrides: Overrides::default(),
             repeat_every: None,
             ignore: IgnoreRules::default(),
+            similar: None,
         }
     }
 }
@@ -131,6 +135,7 @@ impl GuardConfig {
             || !self.overrides.is_empty()
             || self.repeat_every.is_some()
             || !self.ignore.is_empty()
+            || self.similar.is_some()
     }
 }
 
@@ -215,6 +220,20 @@ pub(crate) fn integer(
     match raw {
         RawValue::Missing => Ok(None),
         RawValue::Number(n) if is_integer_at_least(*n, min) && *n <= max => Ok(Some(*n)),
+        other => Err(invalid(field, other, rule)),
+    }
+}
+
+/// A number `low` < n <= `high` (`None` when absent).
+pub(crate) fn fraction(
+    field: &str,
+    raw: &RawValue,
+    (low, high): (f64, f64),
+    rule: &'static str,
+) -> Result<Option<f64>, ConfigError> {
+    match raw {
+        RawValue::Missing => Ok(None),
+        RawValue::Number(n) if *n > low && *n <= high => Ok(Some(*n)),
         other => Err(invalid(field, other, rule)),
     }
 }

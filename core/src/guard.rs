@@ -1,7 +1,7 @@
 //! [`Guard`]: ties the modules together the way the plugin uses them, and
 //! [`tier_at`], the run-length tier for a run.
 
-use crate::chains::{Chains, Step};
+use crate::chains::{Advanced, Chains, Step};
 use crate::config::GuardConfig;
 use crate::error::CanonicalError;
 use crate::ignore::KeyPath;
@@ -9,6 +9,7 @@ use crate::key::CallKey;
 use crate::memo::{key_form, Memo};
 use crate::read::Scratch;
 use crate::reminders::{self, Reminder, Tier};
+use crate::similar;
 use crate::stats::Stats;
 use crate::value::Arguments;
 
@@ -203,25 +204,39 @@ impl Guard {
             }
             _ => None,
         };
+        // `similar`: a sample of the call, unless it is the agent's last call again.
+        let similar = match &self.config.similar {
+            Some(config) if self.chains.repeats(agent, &key) => Some((config, None)),
+            Some(config) => {
+                let sample = similar::sample(arguments, ignored, &mut self.scratch);
+                self.scratch.trim();
+                Some((config, Some(sample?)))
+            }
+            None => None,
+        };
         let step = Step {
             key,
             result,
             tool,
             cycles: self.config.cycles.as_ref(),
+            similar,
         };
-        let (run, cycle) = self.chains.advance_extended(agent, step);
+        let Advanced {
+            run,
+            cycle,
+            similar,
+        } = self.chains.advance_extended(agent, step);
         self.stats.observed += 1;
         let thresholds = self
             .config
             .overrides
             .thresholds_for(tool, &self.config.thresholds);
         let tier = tier_at(thresholds, self.config.repeat_every, run);
-        Ok(
-            match self.run_reminder(tier, tool, run, arguments, ignored)? {
-                None => cycle.map(|hit| reminders::cycle(hit.tools, hit.repeats)),
-                reminder => reminder,
-            },
-        )
+        // One reminder per call: a run's, else a cycle's, else a near-identical run's.
+        Ok(self
+            .run_reminder(tier, tool, run, arguments, ignored)?
+            .or_else(|| cycle.map(|hit| reminders::cycle(hit.tools, hit.repeats)))
+            .or_else(|| similar.map(|count| reminders::similar(tool, count))))
     }
 
     /// The run-length reminder of `tier`, if any: gentle, or detailed with the arguments quoted.

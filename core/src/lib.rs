@@ -39,6 +39,7 @@ mod overrides;
 mod patterns;
 mod read;
 mod reminders;
+mod similar;
 mod stats;
 mod tape;
 mod transport;

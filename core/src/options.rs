@@ -11,6 +11,7 @@ use crate::cycles::CycleConfig;
 use crate::error::ConfigError;
 use crate::ignore::{IgnoreEntry, IgnoreRules, KeyPath};
 use crate::overrides::{Override, Overrides};
+use crate::similar::{SimilarConfig, DEFAULT_MIN_CALLS, DEFAULT_SIMILARITY};
 
 /// How the binding reads an option's value from JavaScript.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -82,6 +83,7 @@ const THRESHOLD_RULE: &str = "every threshold must be an integer >= 2";
 const AT_LEAST_ONE: &str = "must be an integer >= 1";
 const MAX_PERIOD_RULE: &str = "must be an integer from 2 to 5";
 const REPEATS_RULE: &str = "must be an integer >= 2";
+const SIMILARITY_RULE: &str = "must be a number greater than 0 and at most 1";
 const KEY_PATH_RULE: &str =
     "must be names separated by `.`, none empty (`\\.` is a dot and `\\\\` a backslash within a name)";
 
@@ -257,6 +259,32 @@ pub const OPTIONS: &[OptionSpec] = &[
                 Ok(IgnoreEntry { tools, keys })
             })?;
             config.ignore = IgnoreRules::new(entries);
+            Ok(())
+        },
+    },
+    OptionSpec {
+        name: "similar",
+        shape: Shape::Object(&["minCalls", "similarity"]),
+        ts_type: "{ minCalls?: number; similarity?: number }",
+        default: "off",
+        doc: "Opt-in: remind once when `minCalls` (default 5) calls of one tool in a row each differ from the last but are at least `similarity` (default 0.85) alike.",
+        errors: || {
+            vec![
+                doc_wrong("similar", "an object"),
+                doc_invalid("similar.minCalls", REPEATS_RULE),
+                doc_invalid("similar.similarity", SIMILARITY_RULE),
+            ]
+        },
+        apply: |raw, config| {
+            if !config::object("similar", raw)? {
+                return Ok(());
+            }
+            let min_calls = config::integer("similar.minCalls", raw.field("minCalls"), (2.0, f64::MAX), REPEATS_RULE)?;
+            let similarity = config::fraction("similar.similarity", raw.field("similarity"), (0.0, 1.0), SIMILARITY_RULE)?;
+            config.similar = Some(SimilarConfig {
+                min_calls: min_calls.unwrap_or(DEFAULT_MIN_CALLS),
+                similarity: similarity.unwrap_or(DEFAULT_SIMILARITY),
+            });
             Ok(())
         },
     },

@@ -17,6 +17,8 @@ pub enum Tier {
     Detailed,
     /// Opt-in (`cycles`): a block of 2 to 5 calls repeated back to back.
     Cycle,
+    /// Opt-in (`similar`): a run of near-identical calls of one tool.
+    Similar,
 }
 
 impl Tier {
@@ -25,6 +27,7 @@ impl Tier {
             Tier::Gentle => "gentle",
             Tier::Detailed => "detailed",
             Tier::Cycle => "cycle",
+            Tier::Similar => "similar",
         }
     }
 }
@@ -67,6 +70,21 @@ pub fn cycle(tools: Vec<Vec<u16>>, repetitions: u64) -> Reminder {
         count: repetitions,
         text,
         tools,
+    }
+}
+
+/// The reminder for a run of `count` near-identical calls of `tool`.
+pub fn similar(tool: &[u16], count: u64) -> Reminder {
+    let mut text: Vec<u16> = "Near-identical tool calls detected:\n- tool: "
+        .encode_utf16()
+        .collect();
+    text.extend_from_slice(tool);
+    text.extend(format!("\n- consecutive_calls: {count}\nThe arguments change only slightly from call to call and the calls are not making progress. Do not call this tool again with a small variation of the same arguments. Inspect the latest result and choose a different action, or finish the task if enough evidence has been gathered.").encode_utf16());
+    Reminder {
+        tier: Tier::Similar,
+        count,
+        text,
+        tools: Vec::new(),
     }
 }
 

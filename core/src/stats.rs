@@ -14,6 +14,7 @@ pub struct Stats {
     pub gentle: u64,
     pub detailed: u64,
     pub cycle: u64,
+    pub similar: u64,
 }
 
 impl Stats {
@@ -23,6 +24,7 @@ impl Stats {
             Tier::Gentle => self.gentle += 1,
             Tier::Detailed => self.detailed += 1,
             Tier::Cycle => self.cycle += 1,
+            Tier::Similar => self.similar += 1,
         }
     }
 }

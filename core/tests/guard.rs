@@ -416,7 +416,8 @@ fn stats_count_calls_and_reminders_by_tier() {
             reminders: 3,
             gentle: 1,
             detailed: 1,
-            cycle: 1
+            cycle: 1,
+            similar: 0
         }
     );
     let mut plain = guard(&[2.0], &[], &[]);
@@ -553,4 +554,150 @@ fn ignored_keys_leave_a_run_unbroken_for_matching_tools_only() {
         ),
         []
     );
+}
+
+fn similar(min_calls: f64, similarity: f64) -> RawValue {
+    object(&[
+        ("minCalls", RawValue::Number(min_calls)),
+        ("similarity", RawValue::Number(similarity)),
+    ])
+}
+
+#[test]
+fn near_identical_calls_bring_one_similar_reminder_per_run() {
+    let mut g = extended(RawConfig::default().with("similar", similar(3.0, 0.8)));
+    let calls = [
+        ("grep", r#"{"q":"needle1"}"#),
+        ("grep", r#"{"q":"needle2"}"#),
+        ("grep", r#"{"q":"needle3"}"#),
+        ("grep", r#"{"q":"needle4"}"#),
+        // The same call again ends the near-identical run (it starts an exact one).
+        ("grep", r#"{"q":"needle4"}"#),
+        ("grep", r#"{"q":"needle5"}"#),
+        ("grep", r#"{"q":"needle6"}"#),
+        // Another tool in between ends it too.
+        ("read", r#"{"q":"needle7"}"#),
+        ("grep", r#"{"q":"needle8"}"#),
+        ("grep", r#"{"q":"needle9"}"#),
+    ];
+    assert_eq!(
+        fired(&mut g, &calls),
+        [(3, Tier::Similar, 3), (7, Tier::Similar, 3)]
+    );
+    let mut g = extended(RawConfig::default().with("similar", similar(3.0, 0.8)));
+    let text = (1..=3)
+        .filter_map(|i| {
+            let json = format!(r#"{{"q":"needle{i}"}}"#);
+            g.observe(Call::new(&u("a"), &u("grep"), Arguments::Json(&json)))
+                .unwrap()
+        })
+        .map(|r| String::from_utf16_lossy(&r.text))
+        .collect::<Vec<_>>();
+    assert_eq!(text.len(), 1);
+    assert!(
+        text[0].starts_with(
+            "Near-identical tool calls detected:\n- tool: grep\n- consecutive_calls: 3\n"
+        ),
+        "{}",
+        text[0]
+    );
+    assert_eq!(g.stats().similar, 1);
+}
+
+#[test]
+fn similar_runs_yield_to_exact_runs_and_cycles_and_are_per_agent() {
+    // An exact repeat ends a near-identical run: the two never fire on one call.
+    let raw = RawConfig::default()
+        .with("thresholds", raw_numbers(&[2.0]))
+        .with("similar", similar(3.0, 0.5));
+    let mut g = extended(raw);
+    let calls = [
+        ("t", r#"{"a":"x1"}"#),
+        ("t", r#"{"a":"x2"}"#),
+        ("t", r#"{"a":"x2"}"#),
+        ("t", r#"{"a":"x3"}"#),
+        ("t", r#"{"a":"x4"}"#),
+    ];
+    assert_eq!(
+        fired(&mut g, &calls),
+        [(3, Tier::Gentle, 2), (5, Tier::Similar, 3)]
+    );
+    // A cycle due on the same call wins, and the near-identical run counts as reported.
+    let raw = RawConfig::default()
+        .with("cycles", cycles(2.0, 2.0))
+        .with("similar", similar(4.0, 0.5));
+    let mut g = extended(raw);
+    let (x1, x2) = (("t", r#"{"a":"x1"}"#), ("t", r#"{"a":"x2"}"#));
+    assert_eq!(
+        fired(&mut g, &[x1, x2, x1, x2, x1, x2]),
+        [(4, Tier::Cycle, 2)]
+    );
+    // Two agents interleaving keep their own runs.
+    let mut g = extended(RawConfig::default().with("similar", similar(2.0, 0.8)));
+    let observe = |g: &mut Guard, agent: &str, json: &str| {
+        g.observe(Call::new(&u(agent), &u("grep"), Arguments::Json(json)))
+            .unwrap()
+            .map(|r| r.tier)
+    };
+    assert_eq!(observe(&mut g, "a", r#"{"q":"needle1"}"#), None);
+    assert_eq!(observe(&mut g, "b", r#"{"q":"other text entirely"}"#), None);
+    assert_eq!(
+        observe(&mut g, "a", r#"{"q":"needle2"}"#),
+        Some(Tier::Similar)
+    );
+    g.reset(&u("b"));
+    assert_eq!(
+        observe(&mut g, "b", r#"{"q":"other text entirely!"}"#),
+        None,
+        "reset starts over"
+    );
+}
+
+#[test]
+fn similar_runs_compare_arguments_without_ignored_keys_and_need_equal_results_with_same_result_only(
+) {
+    let raw = RawConfig::default()
+        .with("similar", similar(2.0, 0.99))
+        .with("ignoreArguments", ignore_arguments(&[(&["*"], &["id"])]));
+    let mut g = extended(raw);
+    let got = fired(
+        &mut g,
+        &[
+            ("t", r#"{"q":"needle","id":1,"z":1}"#),
+            ("t", r#"{"q":"needle","id":2,"z":2}"#),
+        ],
+    );
+    assert_eq!(got, [], "z differs: 0.99 is not reached");
+    let got = fired(
+        &mut g,
+        &[
+            ("t", r#"{"q":"needle","id":3}"#),
+            ("t", r#"{"q":"needle","id":4}"#),
+        ],
+    );
+    assert_eq!(
+        got,
+        [],
+        "without id the calls are identical: an exact run, not a near-identical one"
+    );
+    let mut g = extended(
+        RawConfig::default()
+            .with("similar", similar(2.0, 0.5))
+            .with("sameResultOnly", RawValue::Bool(true)),
+    );
+    let call = |g: &mut Guard, json: &str, result: &str| {
+        g.observe(
+            Call::new(&u("a"), &u("t"), Arguments::Json(json))
+                .with_result(Some(Arguments::Json(result))),
+        )
+        .unwrap()
+        .map(|r| r.tier)
+    };
+    assert_eq!(call(&mut g, r#"{"q":"x1"}"#, "1"), None);
+    assert_eq!(
+        call(&mut g, r#"{"q":"x2"}"#, "2"),
+        None,
+        "a new result: no run"
+    );
+    assert_eq!(call(&mut g, r#"{"q":"x3"}"#, "2"), Some(Tier::Similar));
 }

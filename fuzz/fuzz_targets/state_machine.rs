@@ -555,6 +555,7 @@ fn observe(
             Tier::Gentle => model.stats.gentle += 1,
             Tier::Detailed => model.stats.detailed += 1,
             Tier::Cycle => model.stats.cycle += 1,
+            Tier::Similar => model.stats.similar += 1,
         }
     }
     assert_eq!(got, Ok(expected), "{agent:?} {tool:?} run {run}");

@@ -1,0 +1,187 @@
+//! Opt-in `similar: { minCalls, similarity }`: runs of near-identical calls.
+//! A call's sample is the first [`SAMPLE_UNITS`] UTF-16 code units of its
+//! canonical arguments (as compared, without ignored keys); two samples'
+//! similarity is the Dice coefficient of their bigram multisets,
+//! `2 |A ∩ B| / (|A| + |B|)`, from 0 (no bigram shared) to 1. Sorted bigrams
+//! are kept per agent, so a call costs one capped walk, one sort of at most
+//! 511 numbers and one merge, whatever the size of its arguments.
+
+use crate::canonical::canonical_head;
+use crate::error::CanonicalError;
+use crate::ignore::KeyPath;
+use crate::read::Scratch;
+use crate::value::Arguments;
+
+/// How much of the canonical arguments a sample holds.
+pub const SAMPLE_UNITS: usize = 512;
+
+pub const DEFAULT_MIN_CALLS: f64 = 5.0;
+pub const DEFAULT_SIMILARITY: f64 = 0.85;
+
+/// The validated option.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SimilarConfig {
+    /// Calls in a run that bring the reminder, an integer >= 2.
+    pub min_calls: f64,
+    /// The least similarity of two adjacent calls in a run, in (0, 1].
+    pub similarity: f64,
+}
+
+/// A call's sorted bigrams: each two adjacent code units as one number.
+pub(crate) fn sample(
+    arguments: Arguments<'_>,
+    ignored: &[KeyPath],
+    scratch: &mut Scratch,
+) -> Result<Vec<u32>, CanonicalError> {
+    let head = canonical_head(arguments, SAMPLE_UNITS, ignored, scratch)?;
+    let mut bigrams: Vec<u32> = head
+        .windows(2)
+        .map(|pair| match *pair {
+            [a, b] => (u32::from(a) << 16) | u32::from(b),
+            _ => 0,
+        })
+        .collect();
+    bigrams.sort_unstable();
+    Ok(bigrams)
+}
+
+/// The Dice coefficient of two sorted bigram multisets (0 when both are empty).
+pub(crate) fn dice(a: &[u32], b: &[u32]) -> f64 {
+    let (mut i, mut j, mut shared) = (0, 0, 0usize);
+    while let (Some(x), Some(y)) = (a.get(i), b.get(j)) {
+        match x.cmp(y) {
+            std::cmp::Ordering::Less => i += 1,
+            std::cmp::Ordering::Greater => j += 1,
+            std::cmp::Ordering::Equal => {
+                shared += 1;
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    let total = a.len() + b.len();
+    if total == 0 {
+        0.0
+    } else {
+        (2 * shared) as f64 / total as f64
+    }
+}
+
+/// An agent's near-identical run: the last call's tool and sample, and the run's length.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct SimilarRun {
+    tool: Vec<u16>,
+    bigrams: Vec<u32>,
+    run: u64,
+}
+
+impl SimilarRun {
+    /// Takes the agent's next tracked call: `sample` is `None` when it is the
+    /// same call as the last (it then starts a run of its own, as far as
+    /// similarity goes: it belongs to the exact run). `results_equal` is false
+    /// only under `sameResultOnly`, when the result changed. Returns the run's
+    /// length when this call brings it to `minCalls`.
+    pub(crate) fn push(
+        &mut self,
+        tool: &[u16],
+        sample: Option<Vec<u32>>,
+        results_equal: bool,
+        config: &SimilarConfig,
+    ) -> Option<u64> {
+        let Some(sample) = sample else {
+            self.run = 1;
+            return None;
+        };
+        let close = self.run > 0
+            && results_equal
+            && self.tool == tool
+            && dice(&self.bigrams, &sample) >= config.similarity;
+        self.run = if close { self.run.saturating_add(1) } else { 1 };
+        if self.tool != tool {
+            self.tool = tool.to_vec();
+        }
+        self.bigrams = sample;
+        (close && self.run as f64 == config.min_calls).then_some(self.run)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn bigrams(json: &str) -> Vec<u32> {
+        sample(Arguments::Json(json), &[], &mut Scratch::default()).unwrap()
+    }
+
+    #[test]
+    fn dice_of_bigram_multisets() {
+        assert_eq!(dice(&bigrams(r#""abc""#), &bigrams(r#""abc""#)), 1.0);
+        assert_eq!(dice(&[], &[]), 0.0);
+        // "aaa" has the bigram aa twice; "aa" once: 2·(`"a`, aa, `a"` shared) / (4 + 3).
+        assert_eq!(dice(&bigrams(r#""aaa""#), &bigrams(r#""aa""#)), 6.0 / 7.0);
+        let (a, b) = (bigrams(r#"{"q":"foo"}"#), bigrams(r#"{"q":"foo "}"#));
+        let d = dice(&a, &b);
+        assert!((0.85..1.0).contains(&d), "{d}");
+        assert!(
+            dice(
+                &bigrams(r#"{"q":"foo"}"#),
+                &bigrams(r#"{"path":"src/lib.rs"}"#)
+            ) < 0.5
+        );
+    }
+
+    #[test]
+    fn a_sample_is_the_canonical_texts_head_without_ignored_keys() {
+        // Key order does not matter, and past the head nothing does.
+        assert_eq!(bigrams(r#"{"b":1,"a":2}"#), bigrams(r#"{"a":2,"b":1}"#));
+        let long = |tail: &str| format!(r#"{{"a":"{}{tail}"}}"#, "x".repeat(SAMPLE_UNITS));
+        assert_eq!(bigrams(&long("1")), bigrams(&long("2")));
+        assert_eq!(bigrams(&long("")).len(), SAMPLE_UNITS - 1);
+        let path = KeyPath::parse(&"t".encode_utf16().collect::<Vec<_>>()).unwrap();
+        let without = sample(
+            Arguments::Json(r#"{"q":1,"t":"9"}"#),
+            &[path],
+            &mut Scratch::default(),
+        )
+        .unwrap();
+        assert_eq!(without, bigrams(r#"{"q":1}"#));
+    }
+
+    #[test]
+    fn a_run_grows_on_close_calls_of_one_tool_and_reports_once() {
+        let config = SimilarConfig {
+            min_calls: 3.0,
+            similarity: 0.8,
+        };
+        let t: Vec<u16> = "grep".encode_utf16().collect();
+        let u: Vec<u16> = "read".encode_utf16().collect();
+        let mut run = SimilarRun::default();
+        let calls = [
+            r#"{"q":"foo1"}"#,
+            r#"{"q":"foo2"}"#,
+            r#"{"q":"foo3"}"#,
+            r#"{"q":"foo4"}"#,
+        ];
+        let got: Vec<_> = calls
+            .iter()
+            .map(|c| run.push(&t, Some(bigrams(c)), true, &config))
+            .collect();
+        assert_eq!(got, [None, None, Some(3), None]);
+        // Another tool, a far call, a changed result or the same call again: a new run.
+        assert_eq!(run.push(&u, Some(bigrams(calls[0])), true, &config), None);
+        assert_eq!(run.run, 1);
+        run.push(&u, Some(bigrams(calls[1])), true, &config);
+        assert_eq!(run.run, 2);
+        run.push(&u, Some(bigrams(r#"{"path":"/etc/hosts"}"#)), true, &config);
+        assert_eq!(run.run, 1);
+        run.push(
+            &u,
+            Some(bigrams(r#"{"path":"/etc/hosts2"}"#)),
+            false,
+            &config,
+        );
+        assert_eq!(run.run, 1);
+        run.push(&u, None, true, &config);
+        assert_eq!(run.run, 1);
+    }
+}

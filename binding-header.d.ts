@@ -28,6 +28,8 @@ export interface Config {
   ignoreArguments?: Array<{ tools: string[]; keys: string[] }>
   /** Opt-in: remind once when `minCalls` (default 5) calls of one tool in a row each differ from the last but are at least `similarity` (default 0.85) alike. Default: off. */
   similar?: { minCalls?: number; similarity?: number }
+  /** Opt-in: an agent resumed on a persisted session continues its chains, rebuilt from the session's calls since the last user prompt. Default: `false`. */
+  resume?: boolean
 }
 // END OPTIONS
 

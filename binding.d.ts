@@ -28,6 +28,8 @@ export interface Config {
   ignoreArguments?: Array<{ tools: string[]; keys: string[] }>
   /** Opt-in: remind once when `minCalls` (default 5) calls of one tool in a row each differ from the last but are at least `similarity` (default 0.85) alike. Default: off. */
   similar?: { minCalls?: number; similarity?: number }
+  /** Opt-in: an agent resumed on a persisted session continues its chains, rebuilt from the session's calls since the last user prompt. Default: `false`. */
+  resume?: boolean
 }
 // END OPTIONS
 
@@ -72,6 +74,12 @@ export declare class RepeatToolGuard {
    * `sameResultOnly` it is never read.
    */
   observe(agentId: string, toolName: string, args: unknown, result?: ToolResult | null): Reminder | null
+  /**
+   * Counts a call from the agent's past into its chain, as `observe` would,
+   * without a reminder and without changing `stats()`: for rebuilding a
+   * resumed agent's chain from its session's log. Arguments as for `observe`.
+   */
+  restore(agentId: string, toolName: string, args: unknown, result?: ToolResult | null): void
   /**
    * Counts since the guard was made: tracked calls observed, reminders
    * returned, and reminders per tier. Per guard, not per agent; `clear()` keeps them.

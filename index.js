@@ -7,6 +7,7 @@ import { createUserMessage } from '@deepseek-ai/dsh-llm'
 
 import { encode, encoded, inMemory, release, useMemory } from './lib/encode.js'
 import { RepeatToolGuard, canonicalize, nativeOf } from './lib/guard.js'
+import { callsSinceLastPrompt } from './lib/history.js'
 
 const require = createRequire(import.meta.url)
 const binding = require('./lib/native.cjs')
@@ -34,6 +35,7 @@ const OPTION_SCHEMA = Schema.object({
   repeatEvery: Schema.any().description('Opt-in: past the last threshold, a detailed reminder every this many further calls of the run, an integer >= 1 (default off.)'),
   ignoreArguments: Schema.any().description('Opt-in: for tools matching `tools`, the argument keys named in `keys` (dotted paths into nested objects, `\\.` for a dot within a name) are left out of the comparison (default [].)'),
   similar: Schema.any().description('Opt-in: remind once when `minCalls` (default 5) calls of one tool in a row each differ from the last but are at least `similarity` (default 0.85) alike (default off.)'),
+  resume: Schema.any().description('Opt-in: an agent resumed on a persisted session continues its chains, rebuilt from the session\'s calls since the last user prompt (default false.)'),
 })
 // END OPTIONS
 
@@ -88,6 +90,7 @@ export function apply(ctx, config) {
   const handle = guard.__handle()
   // Validated by the constructor: true only when explicitly enabled.
   const sameResultOnly = config?.sameResultOnly === true
+  const resume = config?.resume === true
   const tracked = new Map()
 
   function isTracked(tool) {
@@ -160,6 +163,31 @@ export function apply(ctx, config) {
     if (messages.some((message) => message.source?.kind === 'user')) guard.reset(agent.id)
     return next()
   })
+
+  // `resume`: an agent resumed on a persisted session continues its chain from the log's calls
+  // since the last user prompt, counted as they were when the plugin first met them.
+  if (resume) {
+    ctx.on('agent/session-start', ({ agent, source }) => {
+      if (source !== 'resume') return
+      let calls
+      try {
+        calls = callsSinceLastPrompt(agent.session.events)
+      } catch (error) {
+        // A log the guard cannot read: the chain starts empty, as without `resume`.
+        logger.warn('could not read the session of resumed agent %s: %s', agent?.id, error?.message ?? error)
+        return
+      }
+      guard.reset(agent.id)
+      for (const { tool, args, result } of calls) {
+        try {
+          if (isTracked(tool)) guard.restore(agent.id, tool, args, result)
+        } catch (error) {
+          // As in `observe`: a call the guard cannot count leaves the chain as it was.
+          logger.warn('could not restore a call of %s: %s', tool, error?.message ?? error)
+        }
+      }
+    })
+  }
 
   ctx.on('agent/disposed', ({ agent }) => {
     guard.dispose(agent.id)

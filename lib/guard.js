@@ -57,6 +57,11 @@ export class RepeatToolGuard {
     return localReminder(inRealm(() => native.observe(agentId, toolName, args, result)))
   }
 
+  restore(agentId, toolName, args, result) {
+    const native = this.#native
+    inRealm(() => native.restore(agentId, toolName, args, result))
+  }
+
   stats() {
     const { observed, reminders, gentle, detailed, cycle, similar } = inRealm(() => this.#native.stats())
     return { observed, reminders, gentle, detailed, cycle, similar }

@@ -18,7 +18,7 @@ mod wire;
 use napi::bindgen_prelude::{Env, Object, Unknown};
 use napi::{JsValue, Result};
 use napi_derive::napi;
-use repeat_tool_guard_core::{Call, Guard, GuardConfig};
+use repeat_tool_guard_core::{Call, CanonicalError, Guard, GuardConfig};
 
 use error::map_error;
 use js::Js;
@@ -63,6 +63,39 @@ impl RepeatToolGuard {
     /// Runs `f` on this guard (a stale one is an `Error`).
     fn with<R>(&self, env: Env, f: impl FnOnce(&mut Guard) -> R) -> Result<R> {
         registry::with(self.id, f).map_err(|e| map_error(env, e.into()))
+    }
+
+    /// Reads one call (agent id, tool name, arguments and, with `sameResultOnly`,
+    /// the result) and runs `f` on this guard with it; `None` for an untracked tool.
+    fn with_call<R>(
+        &self,
+        env: Env,
+        (agent_id, tool_name, args, result): (StringArg, StringArg, Unknown, Option<Unknown>),
+        f: impl FnOnce(&mut Guard, Call<'_>) -> std::result::Result<R, CanonicalError>,
+    ) -> Result<Option<R>> {
+        let read = |value, name| string_arg(value, name).map_err(|f| map_error(env, f));
+        let (agent_id, tool_name) = (read(agent_id, "agentId")?, read(tool_name, "toolName")?);
+        let (tracked, same_result_only) = self.with(env, |guard| {
+            (guard.is_tracked(&tool_name), guard.same_result_only())
+        })?;
+        if !tracked {
+            return Ok(None);
+        }
+        // Reading may run JavaScript (toJSON, getters): done before the guard is borrowed.
+        let text = arguments::read(Js { env: env.raw() }, args.raw())?;
+        let result = match result {
+            Some(value) if same_result_only => {
+                result::read(env, value).map_err(|f| map_error(env, f))?
+            }
+            _ => None,
+        };
+        let done = self.with(env, |guard| {
+            let call = Call::new(&agent_id, &tool_name, text.as_arguments())
+                .with_result(result.as_ref().map(|r| r.as_arguments()))
+                .known_tracked();
+            f(guard, call)
+        })?;
+        done.map(Some).map_err(|e| map_error(env, e.into()))
     }
 
     /// Runs `f` on this guard with the agent id or tool name `value` read as `name`.
@@ -114,31 +147,26 @@ impl RepeatToolGuard {
         args: Unknown,
         result: Option<Unknown>,
     ) -> Result<Option<Reminder>> {
-        let read = |value, name| string_arg(value, name).map_err(|f| map_error(env, f));
-        let (agent_id, tool_name) = (read(agent_id, "agentId")?, read(tool_name, "toolName")?);
-        let (tracked, same_result_only) = self.with(env, |guard| {
-            (guard.is_tracked(&tool_name), guard.same_result_only())
-        })?;
-        if !tracked {
-            return Ok(None);
-        }
-        // Reading may run JavaScript (toJSON, getters): done before the guard is borrowed.
-        let text = arguments::read(Js { env: env.raw() }, args.raw())?;
-        let result = match result {
-            Some(value) if same_result_only => {
-                result::read(env, value).map_err(|f| map_error(env, f))?
-            }
-            _ => None,
-        };
-        let reminder = self
-            .with(env, |guard| {
-                let call = Call::new(&agent_id, &tool_name, text.as_arguments())
-                    .with_result(result.as_ref().map(|r| r.as_arguments()))
-                    .known_tracked();
-                guard.observe(call)
-            })?
-            .map_err(|e| map_error(env, e.into()))?;
-        Ok(reminder.map(Reminder::from))
+        let reminder = self.with_call(env, (agent_id, tool_name, args, result), Guard::observe)?;
+        Ok(reminder.flatten().map(Reminder::from))
+    }
+
+    /// Counts a call from the agent's past into its chain, as `observe` would,
+    /// without a reminder and without changing `stats()`: for rebuilding a
+    /// resumed agent's chain from its session's log. Arguments as for `observe`.
+    #[napi(
+        ts_args_type = "agentId: string, toolName: string, args: unknown, result?: ToolResult | null"
+    )]
+    pub fn restore(
+        &self,
+        env: Env,
+        agent_id: StringArg,
+        tool_name: StringArg,
+        args: Unknown,
+        result: Option<Unknown>,
+    ) -> Result<()> {
+        self.with_call(env, (agent_id, tool_name, args, result), Guard::restore)?;
+        Ok(())
     }
 
     /// Counts since the guard was made: tracked calls observed, reminders

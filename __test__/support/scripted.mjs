@@ -7,6 +7,7 @@ import SystemPrompt from '@deepseek-ai/dsh-system-prompt'
 import ToolRuntime, { defineContentToolFixture } from '@deepseek-ai/dsh-tools'
 import AgentRegistry from '@deepseek-ai/dsh-agent'
 import AgentLoop from '@deepseek-ai/dsh-agent-loop'
+import JsonlSessionPersistence from '@deepseek-ai/dsh-session-persistence-jsonl'
 
 export { createUserMessage, SessionId }
 
@@ -69,11 +70,15 @@ class ScriptedModel extends LlmAdapter {
  * Boots the spine. `before(ctx)` runs before the guard plugin is loaded (listeners it
  * registers sit outside the guard in the waterfall), `after(ctx)` after it (inside).
  * Tools: `probe`, `grep`, `todo_write` and `read`, each answering `ok:<name>`.
+ * `persistence` (the JSONL backend's config, e.g. `{ root }`) keeps every session on disk, and
+ * `resume(id, script)` then resumes one; `stop()` unloads the backend, which writes out every
+ * session, as a harness does when it shuts down.
  */
-export async function boot({ plugin, config, before, after, tools = ['probe', 'grep', 'todo_write', 'read'] } = {}) {
+export async function boot({ plugin, config, before, after, persistence, tools = ['probe', 'grep', 'todo_write', 'read'] } = {}) {
   const ctx = new Context()
   await ctx.plugin(LlmRuntime)
   await ctx.plugin(SessionStore)
+  const store = persistence ? await ctx.plugin(JsonlSessionPersistence, persistence) : undefined
   await ctx.plugin(SystemPrompt, {})
   await ctx.plugin(ToolRuntime, {})
   await ctx.plugin(AgentRegistry)
@@ -96,13 +101,19 @@ export async function boot({ plugin, config, before, after, tools = ['probe', 'g
   let models = 0
 
   /** Creates an agent whose model replays `script`; `run(text, kind)` submits a prompt and waits for idle. */
-  async function agent(id, script) {
+  function agent(id, script) {
+    return start(script, (agentOptions) => ctx.agentLoop.createAgent(ctx, { sessionId: SessionId(id), agentOptions }))
+  }
+
+  /** Resumes the persisted session `id` as an agent whose model replays `script` (as `agent`). */
+  function resume(id, script) {
+    return start(script, (agentOptions) => ctx.agentLoop.resume(ctx, { resumeSessionId: SessionId(id), agentOptions }))
+  }
+
+  async function start(script, make) {
     const provider = `scripted-${++models}`
     ctx.llm.registerAdapter([provider], new ScriptedModel(script))
-    const handle = await ctx.agentLoop.createAgent(ctx, {
-      sessionId: SessionId(id),
-      agentOptions: { provider, model: 'scripted' },
-    })
+    const handle = await make({ provider, model: 'scripted' })
     const live = handle.agent
     return {
       agent: live,
@@ -116,7 +127,7 @@ export async function boot({ plugin, config, before, after, tools = ['probe', 'g
       },
     }
   }
-  return { ctx, fiber, agent, executed }
+  return { ctx, fiber, agent, resume, executed, stop: () => store?.dispose() }
 }
 
 function untilIdle(ctx, agent) {

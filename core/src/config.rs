@@ -109,6 +109,8 @@ pub struct GuardConfig {
     pub ignore: IgnoreRules,
     /// Opt-in: runs of near-identical calls (`None`: off).
     pub similar: Option<SimilarConfig>,
+    /// Opt-in: a resumed agent's chain is rebuilt from its session's log (by the plugin).
+    pub resume: bool,
 }
 
 impl Default for GuardConfig {
@@ -123,6 +125,7 @@ impl Default for GuardConfig {
             repeat_every: None,
             ignore: IgnoreRules::default(),
             similar: None,
+            resume: false,
         }
     }
 }

@@ -261,6 +261,16 @@ impl Guard {
         })
     }
 
+    /// Counts a call from an agent's past (a resumed session's log) into its
+    /// chain, as [`Guard::observe`] would, but returns no reminder and leaves
+    /// the stats alone: those were the past's.
+    pub fn restore(&mut self, call: Call<'_>) -> Result<(), CanonicalError> {
+        let stats = self.stats;
+        let counted = self.observe(call);
+        self.stats = stats;
+        counted.map(|_| ())
+    }
+
     /// A user prompt: the agent's chain starts over.
     pub fn reset(&mut self, agent: &[u16]) {
         self.chains.forget(agent);

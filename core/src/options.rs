@@ -288,6 +288,18 @@ pub const OPTIONS: &[OptionSpec] = &[
             Ok(())
         },
     },
+    OptionSpec {
+        name: "resume",
+        shape: Shape::Value,
+        ts_type: "boolean",
+        default: "`false`",
+        doc: "Opt-in: an agent resumed on a persisted session continues its chains, rebuilt from the session's calls since the last user prompt.",
+        errors: || vec![doc_wrong("resume", "a boolean")],
+        apply: |raw, config| {
+            config.resume = config::boolean("resume", raw)?;
+            Ok(())
+        },
+    },
 ];
 
 /// The config as the binding read it: one value per option of [`OPTIONS`], in its order.

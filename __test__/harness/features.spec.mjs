@@ -204,6 +204,9 @@ test('with every opt-in key absent or disabled, the transcript is the reference\
     { thresholds: [3, 5, 8], cycles: undefined, repeatEvery: undefined },
     // Enabled but never reached: a cycle of 50 repetitions, a tool that is never called.
     { thresholds: [3, 5, 8], cycles: { maxPeriod: 5, repeats: 50 }, overrides: [{ tools: ['absent'], thresholds: [2] }] },
+    { thresholds: [3, 5, 8], ignoreArguments: [], resume: false },
+    // Enabled but never reached: no key of these calls is ignored, no run of near-identical calls is long enough.
+    { thresholds: [3, 5, 8], ignoreArguments: [{ tools: ['*'], keys: ['absent', 'q.x'] }], similar: { minCalls: 50 }, resume: true },
   ]) {
     const ours = await runScript(guard, config, script())
     t.deepEqual(transcript(ours.log), theirs, JSON.stringify(config))

@@ -6,8 +6,10 @@
 //! accepted or rejected exactly as the spec orders the checks — never with a panic.
 //! Tool names, patterns and agent ids are UTF-16 code units, lone surrogates among them.
 //! Well-formed configs may also turn on the opt-in features (cycles,
-//! sameResultOnly with results drawn from a pool, overrides, repeatEvery), which the
-//! model implements its own way: cycles from each agent's whole history of calls.
+//! sameResultOnly with results drawn from a pool, overrides, repeatEvery, ignoreArguments,
+//! similar), which the model implements its own way: cycles from each agent's whole history
+//! of calls, ignored keys cut out of the canonical text by a scanner of its own, similarity
+//! as bigram counts in a map.
 #![no_main]
 
 use std::collections::HashMap;
@@ -38,6 +40,10 @@ enum ConfigInput {
         /// (patterns, thresholds) per entry.
         overrides: Vec<(Vec<Name>, Vec<u8>)>,
         repeat_every: Option<u8>,
+        /// (patterns, a bit per key of [`KEYS`]) of one `ignoreArguments` entry.
+        ignore: Option<(Vec<Name>, u8)>,
+        /// (minCalls, similarity), reduced to 2..=5 and one of [`SIMILARITIES`].
+        similar: Option<(u8, u8)>,
     },
     Raw {
         thresholds: Raw,
@@ -152,9 +158,33 @@ enum Op {
         seed: u16,
         result: Option<u8>,
     },
+    /// `count % 8` calls of one tool whose arguments drift: `{"q":"<word><i>","task_progress":<i>}`,
+    /// near-identical to each other, identical once `task_progress` is ignored when `word` is short.
+    Drift {
+        agent: u8,
+        count: u8,
+        word: u8,
+        step: u8,
+    },
     Reset(u8),
     Dispose(u8),
 }
+
+/// Key paths `ignoreArguments` may name: (as configured, the names it stands for).
+const KEYS: [(&str, &[&str]); 7] = [
+    ("a", &["a"]),
+    ("b", &["b"]),
+    ("0", &["0"]),
+    ("a.x", &["a", "x"]),
+    ("__proto__.x", &["__proto__", "x"]),
+    (r"x\.y", &["x.y"]),
+    ("task_progress", &["task_progress"]),
+];
+
+const SIMILARITIES: [f64; 4] = [0.5, 0.7, 0.85, 1.0];
+
+/// Words that drifting calls are made of: short ones change a lot from call to call, long ones little.
+const WORDS: [&str; 3] = ["q", "needle", "a much longer search pattern"];
 
 #[derive(Arbitrary, Debug, Clone)]
 enum Args {
@@ -280,6 +310,8 @@ struct AgentModel {
     last: Option<(Vec<u16>, String, Option<String>, u64)>,
     history: Vec<(Vec<u16>, String)>,
     reported: Option<usize>,
+    /// The near-identical run: the last call's tool, its sample's code units, the run's length.
+    near: Option<(Vec<u16>, Vec<u16>, u64)>,
 }
 
 struct Model {
@@ -291,6 +323,10 @@ struct Model {
     same_result_only: bool,
     overrides: Vec<(Vec<Vec<u16>>, Vec<u64>)>,
     repeat_every: Option<u64>,
+    /// One `ignoreArguments` entry: its patterns and (text, names) of its keys.
+    ignore: Option<(Vec<Vec<u16>>, Vec<(String, Vec<Vec<u16>>)>)>,
+    /// (minCalls, similarity).
+    similar: Option<(u64, f64)>,
     chains: HashMap<Vec<u16>, AgentModel>,
     stats: Stats,
 }
@@ -327,7 +363,7 @@ impl Model {
     }
 
     /// The reference's detailed text, with its `slice`-based preview over UTF-16.
-    fn detailed(&self, tool: &[u16], count: u64, canonical: &str) -> Vec<u16> {
+    fn detailed(&self, tool: &[u16], count: u64, canonical: &str, ignored: &[String]) -> Vec<u16> {
         let units = units(canonical);
         let mut text = crate::units("Repeated tool call detected:\n- tool: ");
         text.extend_from_slice(tool);
@@ -337,6 +373,9 @@ impl Model {
         } else {
             text.extend_from_slice(&units[..self.preview]);
             text.extend(format!("… (+{} more chars)", units.len() - self.preview).encode_utf16());
+        }
+        if !ignored.is_empty() {
+            text.extend(format!("\n- ignored_keys: {}", ignored.join(", ")).encode_utf16());
         }
         text.extend("\nThe repeated calls are not making progress. Do not call this tool with these exact arguments again. Inspect the latest result and choose a different action, different arguments, or finish the task if enough evidence has been gathered.".encode_utf16());
         text
@@ -413,6 +452,26 @@ fuzz_target!(|input: Input| {
                     }
                 }
             }
+            Op::Drift {
+                agent: a,
+                count,
+                word,
+                step,
+            } => {
+                let word = WORDS[usize::from(*word) % WORDS.len()];
+                for i in 0..count % 8 {
+                    let n = u32::from(i) * u32::from(step % 3);
+                    let args = Owned::Json(format!(r#"{{"q":"{word}{n}","task_progress":{i}}}"#));
+                    observe(
+                        &mut guard,
+                        &mut model,
+                        agent(*a),
+                        &units("grep"),
+                        &args,
+                        None,
+                    );
+                }
+            }
             Op::Reset(a) => {
                 guard.reset(agent(*a));
                 model.chains.remove(agent(*a));
@@ -480,6 +539,153 @@ fn cycle_hit(
     Some((tools, (streak / period) as u64 + 1))
 }
 
+/// The near-identical reminder's text, written out here.
+fn similar_text(tool: &[u16], count: u64) -> Vec<u16> {
+    let mut text = units("Near-identical tool calls detected:\n- tool: ");
+    text.extend_from_slice(tool);
+    text.extend(units(&format!("\n- consecutive_calls: {count}\nThe arguments change only slightly from call to call and the calls are not making progress. Do not call this tool again with a small variation of the same arguments. Inspect the latest result and choose a different action, or finish the task if enough evidence has been gathered.")));
+    text
+}
+
+/// The Dice coefficient of two texts' bigram multisets, counted in a map.
+fn dice(a: &[u16], b: &[u16]) -> f64 {
+    let count = |text: &[u16]| {
+        let mut counts: HashMap<(u16, u16), usize> = HashMap::new();
+        for pair in text.windows(2) {
+            *counts.entry((pair[0], pair[1])).or_default() += 1;
+        }
+        counts
+    };
+    let (ca, cb) = (count(a), count(b));
+    let shared: usize = ca
+        .iter()
+        .map(|(bigram, n)| (*n).min(cb.get(bigram).copied().unwrap_or(0)))
+        .sum();
+    let total = a.len().saturating_sub(1) + b.len().saturating_sub(1);
+    if total == 0 {
+        0.0
+    } else {
+        (2 * shared) as f64 / total as f64
+    }
+}
+
+/// Where the JSON string token at `i` of compact JSON text ends (just past its closing quote).
+fn string_end(s: &[u8], i: usize) -> usize {
+    let mut j = i + 1;
+    while s[j] != b'"' {
+        j += if s[j] == b'\\' { 2 } else { 1 };
+    }
+    j + 1
+}
+
+/// Where the compact JSON value at `i` ends.
+fn value_end(s: &[u8], i: usize) -> usize {
+    match s[i] {
+        b'"' => string_end(s, i),
+        b'{' | b'[' => {
+            let (mut depth, mut j) = (0, i);
+            loop {
+                match s[j] {
+                    b'"' => {
+                        j = string_end(s, j);
+                        continue;
+                    }
+                    b'{' | b'[' => depth += 1,
+                    b'}' | b']' => {
+                        depth -= 1;
+                        if depth == 0 {
+                            return j + 1;
+                        }
+                    }
+                    _ => {}
+                }
+                j += 1;
+            }
+        }
+        _ => {
+            let mut j = i;
+            while j < s.len() && !b",]}".contains(&s[j]) {
+                j += 1;
+            }
+            j
+        }
+    }
+}
+
+/// A JSON string token's content as UTF-16 code units.
+fn decode(token: &str) -> Vec<u16> {
+    let mut out = Vec::new();
+    let mut chars = token.chars();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.extend(c.encode_utf16(&mut [0; 2]).iter());
+            continue;
+        }
+        match chars.next() {
+            Some('u') => {
+                let hex: String = chars.by_ref().take(4).collect();
+                out.push(u16::from_str_radix(&hex, 16).unwrap());
+            }
+            Some('b') => out.push(8),
+            Some('f') => out.push(12),
+            Some('n') => out.push(10),
+            Some('r') => out.push(13),
+            Some('t') => out.push(9),
+            Some(other) => out.push(other as u16),
+            None => {}
+        }
+    }
+    out
+}
+
+/// The compact canonical object `text` without the members the `live` paths of `keys` name at
+/// `depth`, deeper objects done the same way; `removed` marks the paths that cut something.
+fn strip(
+    text: &str,
+    keys: &[(String, Vec<Vec<u16>>)],
+    live: &[usize],
+    depth: usize,
+    removed: &mut [bool],
+) -> String {
+    let s = text.as_bytes();
+    let mut members = Vec::new();
+    let mut i = 1;
+    while s[i] != b'}' {
+        let key_end = string_end(s, i);
+        let key = decode(&text[i + 1..key_end - 1]);
+        let value_start = key_end + 1;
+        let end = value_end(s, value_start);
+        let matching: Vec<usize> = live
+            .iter()
+            .copied()
+            .filter(|&p| keys[p].1.get(depth) == Some(&key))
+            .collect();
+        let ends_here: Vec<usize> = matching
+            .iter()
+            .copied()
+            .filter(|&p| keys[p].1.len() == depth + 1)
+            .collect();
+        if !ends_here.is_empty() {
+            for p in ends_here {
+                removed[p] = true;
+            }
+        } else {
+            let value = &text[value_start..end];
+            let value = if value.starts_with('{') && !matching.is_empty() {
+                strip(value, keys, &matching, depth + 1, removed)
+            } else {
+                value.to_owned()
+            };
+            members.push(format!("{}:{value}", &text[i..key_end]));
+        }
+        i = end;
+        if s[i] == b',' {
+            i += 1;
+        }
+    }
+    format!("{{{}}}", members.join(","))
+}
+
 fn observe(
     guard: &mut Guard,
     model: &mut Model,
@@ -518,11 +724,49 @@ fn observe(
         }
         _ => None,
     };
+    // ignoreArguments: the canonical text without the keys named for this tool.
+    let keys = match &model.ignore {
+        Some((patterns, keys)) if patterns.iter().any(|p| wildcard_match(p, tool)) => &keys[..],
+        _ => &[],
+    };
+    let mut removed = vec![false; keys.len()];
+    let canonical = if canonical.starts_with('{') && !keys.is_empty() {
+        let paths: Vec<usize> = (0..keys.len()).collect();
+        strip(&canonical, keys, &paths, 0, &mut removed)
+    } else {
+        canonical
+    };
+    let ignored: Vec<String> = keys
+        .iter()
+        .zip(&removed)
+        .filter(|(_, &r)| r)
+        .map(|((text, _), _)| text.clone())
+        .collect();
+    let similar = model.similar;
     let state = model.chains.entry(agent.to_vec()).or_default();
+    let same_call = matches!(&state.last, Some((t, c, _, _)) if t == tool && *c == canonical);
+    let results_equal = state.last.as_ref().map(|(_, _, r, _)| r) == Some(&result);
     let run = match &state.last {
-        Some((t, c, r, run)) if t == tool && *c == canonical && *r == result => run + 1,
+        Some((_, _, r, run)) if same_call && *r == result => run + 1,
         _ => 1,
     };
+    // similar: a sample of the first 512 code units, compared by bigram counts.
+    let near = similar.and_then(|(min_calls, similarity)| {
+        let sample: Vec<u16> = canonical.encode_utf16().take(512).collect();
+        let (last_tool, last_sample, near_run) = state.near.get_or_insert_with(Default::default);
+        if same_call {
+            *near_run = 1;
+            return None;
+        }
+        let close = *near_run > 0
+            && results_equal
+            && last_tool.as_slice() == tool
+            && dice(last_sample, &sample) >= similarity;
+        *near_run = if close { *near_run + 1 } else { 1 };
+        *last_tool = tool.to_vec();
+        *last_sample = sample;
+        (close && *near_run == min_calls).then_some(*near_run)
+    });
     state.last = Some((tool.to_vec(), canonical.clone(), result, run));
     let cycle = model.cycles.and_then(|(max_period, repeats)| {
         state.history.push((tool.to_vec(), canonical.clone()));
@@ -539,15 +783,24 @@ fn observe(
         Some(_) => Some(Reminder {
             tier: Tier::Detailed,
             count: run,
-            text: model.detailed(tool, run, &canonical),
+            text: model.detailed(tool, run, &canonical, &ignored),
             tools: Vec::new(),
         }),
-        None => cycle.map(|(tools, repetitions)| Reminder {
-            tier: Tier::Cycle,
-            count: repetitions,
-            text: cycle_text(&tools, repetitions),
-            tools,
-        }),
+        None => cycle
+            .map(|(tools, repetitions)| Reminder {
+                tier: Tier::Cycle,
+                count: repetitions,
+                text: cycle_text(&tools, repetitions),
+                tools,
+            })
+            .or_else(|| {
+                near.map(|count| Reminder {
+                    tier: Tier::Similar,
+                    count,
+                    text: similar_text(tool, count),
+                    tools: Vec::new(),
+                })
+            }),
     };
     if let Some(reminder) = &expected {
         model.stats.reminders += 1;
@@ -572,6 +825,8 @@ fn build(config: &ConfigInput) -> Option<(Guard, Model)> {
             same_result_only,
             overrides,
             repeat_every,
+            ignore,
+            similar,
         } => {
             let threshold_list = |raw: &[u8]| {
                 let mut values: Vec<u64> = Vec::new();
@@ -613,6 +868,32 @@ fn build(config: &ConfigInput) -> Option<(Guard, Model)> {
             let object = |fields: Vec<(&str, RawValue)>| {
                 RawValue::Object(fields.into_iter().map(|(k, v)| (k.to_owned(), v)).collect())
             };
+            let ignore: Option<(Vec<Vec<u16>>, Vec<(String, Vec<Vec<u16>>)>)> =
+                ignore.as_ref().map(|(patterns, bits)| {
+                    let mut patterns: Vec<Vec<u16>> =
+                        patterns.iter().take(3).map(Name::text).collect();
+                    if patterns.is_empty() {
+                        patterns.push(units("*"));
+                    }
+                    let mut keys: Vec<(String, Vec<Vec<u16>>)> = KEYS
+                        .iter()
+                        .enumerate()
+                        .filter(|(i, _)| bits >> i & 1 == 1)
+                        .map(|(_, (text, names))| {
+                            ((*text).to_owned(), names.iter().map(|n| units(n)).collect())
+                        })
+                        .collect();
+                    if keys.is_empty() {
+                        keys.push(("task_progress".to_owned(), vec![units("task_progress")]));
+                    }
+                    (patterns, keys)
+                });
+            let similar = similar.map(|(m, s)| {
+                (
+                    u64::from(m % 4) + 2,
+                    SIMILARITIES[usize::from(s) % SIMILARITIES.len()],
+                )
+            });
             let raw = RawConfig::default()
                 .with("thresholds", numbers(&values))
                 .with("include", strings(&include))
@@ -645,6 +926,36 @@ fn build(config: &ConfigInput) -> Option<(Guard, Model)> {
                 .with(
                     "repeatEvery",
                     repeat_every.map_or(RawValue::Missing, |n| RawValue::Number(n as f64)),
+                )
+                .with(
+                    "ignoreArguments",
+                    RawValue::List(
+                        ignore
+                            .iter()
+                            .map(|(patterns, keys)| {
+                                object(vec![
+                                    ("tools", strings(patterns)),
+                                    (
+                                        "keys",
+                                        RawValue::List(
+                                            keys.iter()
+                                                .map(|(text, _)| RawValue::string(text))
+                                                .collect(),
+                                        ),
+                                    ),
+                                ])
+                            })
+                            .collect(),
+                    ),
+                )
+                .with(
+                    "similar",
+                    similar.map_or(RawValue::Missing, |(m, s)| {
+                        object(vec![
+                            ("minCalls", RawValue::Number(m as f64)),
+                            ("similarity", RawValue::Number(s)),
+                        ])
+                    }),
                 );
             let config = GuardConfig::from_raw(&raw)
                 .unwrap_or_else(|e| panic!("a valid config {raw:?} is rejected: {e}"));
@@ -668,6 +979,8 @@ fn build(config: &ConfigInput) -> Option<(Guard, Model)> {
                     .map(|(patterns, thresholds)| (patterns.clone(), thresholds.clone()))
                     .collect(),
                 repeat_every,
+                ignore,
+                similar,
                 chains: HashMap::new(),
                 stats: Stats::default(),
             };

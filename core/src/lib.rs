@@ -6,7 +6,9 @@
 //!   byte and code-unit strings compared a word at a time), `number`
 //!   (JavaScript's `Number::toString`), `key_order` (canonical key order),
 //!   `value` (the [`Arguments`] of a call and the `Visitor` a walk in
-//!   canonical order calls), `form` (the key form's tags, strings and lengths).
+//!   canonical order calls), `form` (the key form's tags, strings and lengths),
+//!   `patterns` (tool-name patterns), `ignore` (key paths left out of a
+//!   walk, by a visitor in between).
 //! - `tape`: a value as one flat list of tokens, walked in canonical order;
 //!   every canonical rule lives here.
 //! - Readers onto the tape: `json` (JSON text), `transport` (what the
@@ -14,10 +16,11 @@
 //!   walked; the reused buffers).
 //! - Writers: `canonical` (the canonical text), `key` (the chain key: a short
 //!   form, or a digest), `digest` (the digester writing the key form).
-//! - `patterns`, `cycles`, `chains`, `overrides`, `reminders`, `stats`, `config`.
+//! - `memo`, `similar`, `cycles`, `chains`, `overrides`, `reminders`, `stats`,
+//!   `config` (values and rules), `options` (every option declared once).
 //! - `guard`: [`Guard`], which ties them together the way the plugin uses them.
-//!   The opt-in features (cycles, overrides, `sameResultOnly`, `repeatEvery`)
-//!   stay off the reference's path unless configured.
+//!   The opt-in features (cycles, overrides, `sameResultOnly`, `repeatEvery`,
+//!   `ignoreArguments`, `similar`) stay off the reference's path unless configured.
 
 mod canonical;
 mod chains;

@@ -213,32 +213,33 @@ pub(crate) fn thresholds(field: &str, raw: &RawValue) -> Result<Vec<f64>, Config
     Ok(values)
 }
 
-/// An integer >= `min`, at most `max` (`None` when absent); `rule` says so in the message.
-pub(crate) fn integer(
+/// A number that `accepts` takes (`None` when absent); `rule` says what it takes.
+pub(crate) fn number(
     field: &str,
     raw: &RawValue,
-    (min, max): (f64, f64),
+    accepts: impl Fn(f64) -> bool,
     rule: &'static str,
 ) -> Result<Option<f64>, ConfigError> {
     match raw {
         RawValue::Missing => Ok(None),
-        RawValue::Number(n) if is_integer_at_least(*n, min) && *n <= max => Ok(Some(*n)),
+        RawValue::Number(n) if accepts(*n) => Ok(Some(*n)),
         other => Err(invalid(field, other, rule)),
     }
 }
 
-/// A number `low` < n <= `high` (`None` when absent).
-pub(crate) fn fraction(
+/// A number that `accepts` takes, required: absent is `undefined`, which it does not take.
+pub(crate) fn required_number(
     field: &str,
     raw: &RawValue,
-    (low, high): (f64, f64),
+    accepts: impl Fn(f64) -> bool,
     rule: &'static str,
-) -> Result<Option<f64>, ConfigError> {
-    match raw {
-        RawValue::Missing => Ok(None),
-        RawValue::Number(n) if *n > low && *n <= high => Ok(Some(*n)),
-        other => Err(invalid(field, other, rule)),
-    }
+) -> Result<f64, ConfigError> {
+    number(field, raw, accepts, rule)?.ok_or_else(|| invalid(field, raw, rule))
+}
+
+/// Whether a number is an integer from `min` to `max`.
+pub(crate) fn integer_in(min: f64, max: f64) -> impl Fn(f64) -> bool {
+    move |n| is_integer_at_least(n, min) && n <= max
 }
 
 /// A list of strings (empty when absent), as UTF-16 code units.

@@ -111,7 +111,7 @@ pub const OPTIONS: &[OptionSpec] = &[
         doc: "UTF-16 code units of arguments quoted in the detailed reminder, an integer >= 1 (never limits detection).",
         errors: || vec![doc_invalid("argumentsPreviewChars", AT_LEAST_ONE)],
         apply: |raw, config| {
-            let cap = config::integer("argumentsPreviewChars", raw, (1.0, f64::MAX), AT_LEAST_ONE)?;
+            let cap = config::number("argumentsPreviewChars", raw, config::integer_in(1.0, f64::MAX), AT_LEAST_ONE)?;
             // `as` saturates: a cap beyond memory just means "never truncate".
             config.preview_chars = cap.map_or(DEFAULT_PREVIEW_CHARS, |n| n as usize);
             Ok(())
@@ -158,15 +158,8 @@ pub const OPTIONS: &[OptionSpec] = &[
             if !config::object("cycles", raw)? {
                 return Ok(());
             }
-            let required = |field, value: &RawValue, range, rule| {
-                config::integer(field, value, range, rule)?.ok_or_else(|| ConfigError::Invalid {
-                    what: field.to_owned(),
-                    shown: "undefined".to_owned(),
-                    rule,
-                })
-            };
-            let max_period = required("cycles.maxPeriod", raw.field("maxPeriod"), (2.0, 5.0), MAX_PERIOD_RULE)?;
-            let repeats = required("cycles.repeats", raw.field("repeats"), (2.0, f64::MAX), REPEATS_RULE)?;
+            let max_period = config::required_number("cycles.maxPeriod", raw.field("maxPeriod"), config::integer_in(2.0, 5.0), MAX_PERIOD_RULE)?;
+            let repeats = config::required_number("cycles.repeats", raw.field("repeats"), config::integer_in(2.0, f64::MAX), REPEATS_RULE)?;
             config.cycles = Some(CycleConfig::new(max_period as usize, repeats));
             Ok(())
         },
@@ -218,7 +211,7 @@ pub const OPTIONS: &[OptionSpec] = &[
         doc: "Opt-in: past the last threshold, a detailed reminder every this many further calls of the run, an integer >= 1.",
         errors: || vec![doc_invalid("repeatEvery", AT_LEAST_ONE)],
         apply: |raw, config| {
-            config.repeat_every = config::integer("repeatEvery", raw, (1.0, f64::MAX), AT_LEAST_ONE)?;
+            config.repeat_every = config::number("repeatEvery", raw, config::integer_in(1.0, f64::MAX), AT_LEAST_ONE)?;
             Ok(())
         },
     },
@@ -279,8 +272,8 @@ pub const OPTIONS: &[OptionSpec] = &[
             if !config::object("similar", raw)? {
                 return Ok(());
             }
-            let min_calls = config::integer("similar.minCalls", raw.field("minCalls"), (2.0, f64::MAX), REPEATS_RULE)?;
-            let similarity = config::fraction("similar.similarity", raw.field("similarity"), (0.0, 1.0), SIMILARITY_RULE)?;
+            let min_calls = config::number("similar.minCalls", raw.field("minCalls"), config::integer_in(2.0, f64::MAX), REPEATS_RULE)?;
+            let similarity = config::number("similar.similarity", raw.field("similarity"), |n| n > 0.0 && n <= 1.0, SIMILARITY_RULE)?;
             config.similar = Some(SimilarConfig {
                 min_calls: min_calls.unwrap_or(DEFAULT_MIN_CALLS),
                 similarity: similarity.unwrap_or(DEFAULT_SIMILARITY),

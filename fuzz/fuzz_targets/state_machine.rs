@@ -181,6 +181,11 @@ const KEYS: [(&str, &[&str]); 7] = [
     ("task_progress", &["task_progress"]),
 ];
 
+/// A key path of `ignoreArguments`: as configured, and the names it stands for.
+type KeyNames = (String, Vec<Vec<u16>>);
+/// One `ignoreArguments` entry as the model holds it: its patterns and its keys.
+type IgnoreModel = (Vec<Vec<u16>>, Vec<KeyNames>);
+
 const SIMILARITIES: [f64; 4] = [0.5, 0.7, 0.85, 1.0];
 
 /// Words that drifting calls are made of: short ones change a lot from call to call, long ones little.
@@ -324,7 +329,7 @@ struct Model {
     overrides: Vec<(Vec<Vec<u16>>, Vec<u64>)>,
     repeat_every: Option<u64>,
     /// One `ignoreArguments` entry: its patterns and (text, names) of its keys.
-    ignore: Option<(Vec<Vec<u16>>, Vec<(String, Vec<Vec<u16>>)>)>,
+    ignore: Option<IgnoreModel>,
     /// (minCalls, similarity).
     similar: Option<(u64, f64)>,
     chains: HashMap<Vec<u16>, AgentModel>,
@@ -642,7 +647,7 @@ fn decode(token: &str) -> Vec<u16> {
 /// `depth`, deeper objects done the same way; `removed` marks the paths that cut something.
 fn strip(
     text: &str,
-    keys: &[(String, Vec<Vec<u16>>)],
+    keys: &[KeyNames],
     live: &[usize],
     depth: usize,
     removed: &mut [bool],
@@ -868,26 +873,24 @@ fn build(config: &ConfigInput) -> Option<(Guard, Model)> {
             let object = |fields: Vec<(&str, RawValue)>| {
                 RawValue::Object(fields.into_iter().map(|(k, v)| (k.to_owned(), v)).collect())
             };
-            let ignore: Option<(Vec<Vec<u16>>, Vec<(String, Vec<Vec<u16>>)>)> =
-                ignore.as_ref().map(|(patterns, bits)| {
-                    let mut patterns: Vec<Vec<u16>> =
-                        patterns.iter().take(3).map(Name::text).collect();
-                    if patterns.is_empty() {
-                        patterns.push(units("*"));
-                    }
-                    let mut keys: Vec<(String, Vec<Vec<u16>>)> = KEYS
-                        .iter()
-                        .enumerate()
-                        .filter(|(i, _)| bits >> i & 1 == 1)
-                        .map(|(_, (text, names))| {
-                            ((*text).to_owned(), names.iter().map(|n| units(n)).collect())
-                        })
-                        .collect();
-                    if keys.is_empty() {
-                        keys.push(("task_progress".to_owned(), vec![units("task_progress")]));
-                    }
-                    (patterns, keys)
-                });
+            let ignore: Option<IgnoreModel> = ignore.as_ref().map(|(patterns, bits)| {
+                let mut patterns: Vec<Vec<u16>> = patterns.iter().take(3).map(Name::text).collect();
+                if patterns.is_empty() {
+                    patterns.push(units("*"));
+                }
+                let mut keys: Vec<KeyNames> = KEYS
+                    .iter()
+                    .enumerate()
+                    .filter(|(i, _)| bits >> i & 1 == 1)
+                    .map(|(_, (text, names))| {
+                        ((*text).to_owned(), names.iter().map(|n| units(n)).collect())
+                    })
+                    .collect();
+                if keys.is_empty() {
+                    keys.push(("task_progress".to_owned(), vec![units("task_progress")]));
+                }
+                (patterns, keys)
+            });
             let similar = similar.map(|(m, s)| {
                 (
                     u64::from(m % 4) + 2,

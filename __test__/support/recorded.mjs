@@ -22,11 +22,13 @@ function untilIdle(ctx, agent) {
   })
 }
 
-function prompt(ctx, agent, text, kind = 'user') {
+/** Submits a prompt, waits for the turn to end, and flushes the session: one durable batch per turn. */
+async function prompt(ctx, agent, text, kind = 'user') {
   const idle = untilIdle(ctx, agent)
   const source = kind === 'user' ? { kind: 'user' } : { kind: 'plugin', plugin: 'test-followup', form: 'notice', summary: 'follow-up' }
   agent.followup(createUserMessage({ content: [{ type: 'text', text }], source }))
-  return idle
+  await idle
+  await ctx.sessions.flush(agent.session)
 }
 
 let providers = 0
@@ -84,11 +86,12 @@ export async function record(root, config, { compression = 'zstd' } = {}) {
   const delivered = []
   let polls = 0
   let childEvents
+  let persistence
   const harness = await boot({
     plugin: guard,
     config,
     before: async (ctx) => {
-      await ctx.plugin(Jsonl, { root, compression, writeBatchMaxDelayMs: 1 })
+      persistence = await ctx.plugin(Jsonl, { root, compression, writeBatchMaxDelayMs: 1 })
       ctx.on('repeat-tool-guard/reminder', (payload) => {
         delivered.push({ ...payload, at: ctx.sessions.get(SessionId(payload.agent)).events.length })
       })
@@ -144,8 +147,8 @@ export async function record(root, config, { compression = 'zstd' } = {}) {
   events.resumed = again.agent.session.events
   await again.dispose()
   for (const id of ['looper', 'cycler', 'parent']) await sessions[id].dispose()
-  await ctx.sessionPersistence.flush?.()
-  await harness.ctx.registry.delete?.(Jsonl)
+  // Unloading the backend drains every write still pending.
+  await persistence.dispose()
 
   const live = {}
   for (const reminder of delivered) {
@@ -165,7 +168,8 @@ export async function record(root, config, { compression = 'zstd' } = {}) {
 
 /**
  * Tears the looper log as a crash during a write does: a raw log is cut inside its last tool
- * result's record (that record and all after it are lost), a zstd log inside its last frame.
+ * result's record (that record and all after it are lost), a zstd log inside its last frame (the
+ * last turn's batch).
  */
 async function tear(root, compression, events) {
   const path = join(root, '_no-cwd', 'looper', compression === 'zstd' ? 'session.jsonl.zstd' : 'session.jsonl')

@@ -6,7 +6,7 @@ import { RepeatToolGuard } from '../lib/guard.js'
 
 // Results the loop or the crash repair wrote without running post-execute: a call aborted before
 // dispatch, and the closers synthesized for an interrupted turn.
-const NOT_OBSERVED = new Set(['ABORTED_BEFORE_DISPATCH', 'TOOL_NOT_STARTED', 'TOOL_OUTCOME_UNKNOWN'])
+export const NOT_OBSERVED = new Set(['ABORTED_BEFORE_DISPATCH', 'TOOL_NOT_STARTED', 'TOOL_OUTCOME_UNKNOWN'])
 
 /** The loop's parse of a call's arguments: JSON, the raw text when it is not JSON, `{}` when empty. */
 export function parseArguments(raw) {

@@ -1,6 +1,7 @@
 // The replay's findings as one plain object, the same for the text, JSON and HTML reports: per
 // session its reminders under each config (and under --compare what the second adds and removes),
 // the run-length distribution per tool, and the totals.
+import { NOT_OBSERVED } from './replay.js'
 
 /** Buckets a session's timeline is drawn in (the HTML report draws call density, not each call). */
 export const TIMELINE_BINS = 120
@@ -11,7 +12,7 @@ export function sessionSummary(path, meta, events, reminders) {
   const density = new Array(TIMELINE_BINS).fill(0)
   let calls = 0
   for (const event of events) {
-    if (event.type === 'tool/result') {
+    if (event.type === 'tool/result' && !NOT_OBSERVED.has(event.data?.error?.code)) {
       calls++
       density[Math.min(TIMELINE_BINS - 1, Math.floor((event.seq / events.length) * TIMELINE_BINS))]++
     } else if (event.type === 'user/message' && event.data?.source?.kind === 'user') {

@@ -77,13 +77,19 @@ export class SessionReader {
     let backend = this.#backends.get(key)
     if (!backend) {
       const { ctx, Jsonl } = await this.#load()
-      backend = new Jsonl(ctx, { root, compression })
+      // One prepared session retained at most: replay reads each log once.
+      backend = new Jsonl(ctx, { root, compression, preparedSessionCacheSize: 1 })
       this.#backends.set(key, backend)
     }
     return backend
   }
 
-  /** `{ meta, events }` of the log at `path`: the committed events, without any repair closers. */
+  /**
+   * `{ meta, events }` of the log at `path`, through the backend's non-mutating inspect: the
+   * committed events upgraded from older shapes as a resume upgrades them, plus in memory the
+   * closers a crash repair would add (the replay skips their results, which never reached
+   * post-execute). The file is left as it is.
+   */
   async read(path) {
     const sessionDir = dirname(path)
     const id = decodeSegment(basename(sessionDir))
@@ -91,7 +97,7 @@ export class SessionReader {
     const root = dirname(dirname(sessionDir))
     const backend = await this.#backend(root, NAMES[basename(path)])
     try {
-      return await backend.readFrom(id, 0)
+      return await backend.inspect(id)
     } catch (error) {
       throw new InputError(describe(path, error))
     }

@@ -182,3 +182,13 @@ async function tear(root, compression, events) {
   const marker = Buffer.from(`"seq":${lastResult.seq},`)
   await truncate(path, bytes.lastIndexOf(marker) + marker.length)
 }
+
+/** How many events of session `id` the log under `root` still holds on disk (the harness's committed prefix). */
+export async function storedLength(root, id, compression) {
+  const { Context } = await import('@deepseek-ai/cordis')
+  const { default: SessionStore } = await import('@deepseek-ai/dsh-session')
+  const ctx = new Context()
+  await ctx.plugin(SessionStore)
+  const backend = new Jsonl(ctx, { root, compression })
+  return (await backend.readFrom(SessionId(id), 0)).events.length
+}

@@ -20,7 +20,7 @@ function histogram(entry, configs) {
   const left = 34
   const bottom = 22
   const bars = Math.min(Math.max(entry.max, configs.flatMap((c) => c.thresholds).reduce((a, b) => Math.max(a, b), 0)), LONGEST_BAR)
-  const counts = new Array(bars + 1).fill(0)
+  const counts = Array.from({ length: bars + 1 }, () => 0)
   for (const [length, runs] of Object.entries(entry.lengths)) counts[Math.min(Number(length), bars)] += runs
   const top = Math.log10(1 + Math.max(...counts))
   const step = (width - left - 4) / bars
@@ -114,7 +114,7 @@ table.totals td { font-family: ui-monospace, monospace; font-size: 12px; max-wid
 <h1>repeat-tool-guard replay${compare ? ': two configs side by side' : ''}</h1>
 ${totalsTable(report)}
 ${report.errors.length ? `<p class="errors">${plural(report.errors.length, 'input')} could not be read: ${report.errors.map((e) => escape(e.message)).join('; ')}</p>` : ''}
-<h2>Run lengths of identical consecutive calls, per tool</h2>
+<h2>Run lengths of identical consecutive calls, per tool (runs on a log scale; a threshold catches the runs right of its line)</h2>
 ${legend}
 <div class="grid">${tools.map((entry) => histogram(entry, report.configs)).join('\n') || '<p>No tracked tool calls.</p>'}</div>
 ${report.runs[0].length > TOOLS_SHOWN ? `<p>${report.runs[0].length - TOOLS_SHOWN} more tools in the text and JSON reports.</p>` : ''}

@@ -96,9 +96,19 @@ export async function main(argv, { stdout, stderr }) {
   const totalBytes = logs.reduce((sum, log) => sum + log.bytes, 0)
   const bar = command.json ? null : progress(stderr, logs.length, totalBytes)
   let bytes = 0
+  // The next log is read while this one replays: the reader waits on the file system often.
+  const reads = new Map()
+  const read = (i) => {
+    if (i < logs.length && !reads.has(i)) reads.set(i, reader.read(logs[i].path).then((value) => ({ value }), (error) => ({ error })))
+  }
   for (const [i, log] of logs.entries()) {
+    read(i)
+    read(i + 1)
+    const { value, error } = await reads.get(i)
+    reads.delete(i)
     try {
-      const { meta, events } = await reader.read(log.path)
+      if (error) throw error
+      const { meta, events } = value
       sessions.push(sessionSummary(log.path, meta, events, replay.session(meta, events)))
     } catch (error) {
       bar?.done()

@@ -99,7 +99,7 @@ export async function loadConfig(path) {
   const entries = []
   findEntries(document, entries)
   if (entries.length > 1) throw new UsageError(`${path}: ${entries.length} repeat-tool-guard entries; keep one`)
-  if (entries.length === 1) return { ...(entries[0].config ?? {}) }
+  if (entries.length === 1) return { ...entries[0].config }
   if (Array.isArray(document)) throw new UsageError(`${path}: a plugin list without a repeat-tool-guard entry (name: ${PACKAGE})`)
   if (typeof document !== 'object') throw new UsageError(`${path}: expected the guard's config object or a cordis.yml`)
   return { ...document }

@@ -24,7 +24,8 @@ export function parseArguments(raw) {
  * sameResultOnly and the like are kept; what only decides where reminders fire is dropped).
  */
 function measuringConfig(config) {
-  const { thresholds, overrides, cycles, repeatEvery, argumentsPreviewChars, ...identity } = config ?? {}
+  const identity = { ...config }
+  for (const key of ['thresholds', 'overrides', 'cycles', 'repeatEvery', 'argumentsPreviewChars']) delete identity[key]
   return { ...identity, thresholds: [2], repeatEvery: 1, argumentsPreviewChars: 1 }
 }
 

@@ -9,7 +9,7 @@ export const TIMELINE_BINS = 120
 /** The per-session summary kept for the report: small whatever the session's size. */
 export function sessionSummary(path, meta, events, reminders) {
   const prompts = []
-  const density = new Array(TIMELINE_BINS).fill(0)
+  const density = Array.from({ length: TIMELINE_BINS }, () => 0)
   let calls = 0
   for (const event of events) {
     if (event.type === 'tool/result' && !NOT_OBSERVED.has(event.data?.error?.code)) {

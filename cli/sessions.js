@@ -50,35 +50,34 @@ export function decodeSegment(segment) {
 }
 
 /**
- * Reads session logs with one JSONL backend per root and encoding, inside a cordis context that
- * holds only the session store the backend needs. Loaded on first use, so that nothing of the
- * harness is imported until a log is read.
+ * Reads session logs with one JSONL backend per root and encoding, each in a cordis context of
+ * its own (a context holds one persistence service) with only the session store it needs. The
+ * harness is imported on first use, so that nothing of it loads until a log is read.
  */
 export class SessionReader {
   #harness
   #backends = new Map()
 
-  async #load() {
-    this.#harness ??= (async () => {
-      const [{ Context }, { default: SessionStore }, { default: Jsonl }] = await Promise.all([
-        import('@deepseek-ai/cordis'),
-        import('@deepseek-ai/dsh-session'),
-        import('@deepseek-ai/dsh-session-persistence-jsonl'),
-      ])
-      const ctx = new Context()
-      await ctx.plugin(SessionStore)
-      return { ctx, Jsonl }
-    })()
+  #load() {
+    this.#harness ??= Promise.all([
+      import('@deepseek-ai/cordis'),
+      import('@deepseek-ai/dsh-session'),
+      import('@deepseek-ai/dsh-session-persistence-jsonl'),
+    ])
     return this.#harness
   }
 
-  async #backend(root, compression) {
+  #backend(root, compression) {
     const key = `${compression}\0${root}`
     let backend = this.#backends.get(key)
     if (!backend) {
-      const { ctx, Jsonl } = await this.#load()
-      // One prepared session retained at most: replay reads each log once.
-      backend = new Jsonl(ctx, { root, compression, preparedSessionCacheSize: 1 })
+      backend = (async () => {
+        const [{ Context }, { default: SessionStore }, { default: Jsonl }] = await this.#load()
+        const ctx = new Context()
+        await ctx.plugin(SessionStore)
+        // One prepared session retained at most: replay reads each log once.
+        return new Jsonl(ctx, { root, compression, preparedSessionCacheSize: 1 })
+      })()
       this.#backends.set(key, backend)
     }
     return backend

@@ -1,5 +1,7 @@
 // The replay report as text: per session with reminders (or, under --compare, with a difference)
 // where they fire, then the run lengths per tool against the thresholds, then the totals.
+import { isAbsolute, relative } from 'node:path'
+
 import { reaching } from './report.js'
 
 const LINE_CHARS = 72
@@ -25,9 +27,15 @@ const HEAD = ['seq', 'step', 'tool', 'tier', 'count', 'reminder']
 const RIGHT = new Set([0, 4])
 const plural = (n, word) => `${n} ${word}${n === 1 ? '' : 's'}`
 
+/** `path` relative to the working directory when it lies under it. */
+function shown(path) {
+  const near = relative(process.cwd(), path)
+  return near && !near.startsWith('..') && !isAbsolute(near) ? near : path
+}
+
 function sessionTitle(session) {
   const sub = session.origin === 'subagent' ? `, subagent of ${session.parentSession}` : ''
-  return `${session.id}  ${session.file}  (${plural(session.events, 'event')}, ${plural(session.calls, 'call')}${sub})`
+  return `${session.id}  ${shown(session.file)}  (${plural(session.events, 'event')}, ${plural(session.calls, 'call')}${sub})`
 }
 
 /** The text report of `report`. */

@@ -91,6 +91,18 @@ test('a malformed committed record is named by file and line', async (t) => {
   t.regex(stdout, /Totals \(defaults\): 4 sessions/, 'the other sessions are reported')
 })
 
+test('logs under several roots and both encodings are replayed in one run', async (t) => {
+  const zstd = join(dir, 'zstd')
+  await record(zstd, {}, { compression: 'zstd' })
+  const { code, stdout } = await command(['replay', logs, join(zstd, '_no-cwd', 'cycler', 'session.jsonl.zstd'), '--json'])
+  t.is(code, 0)
+  const report = JSON.parse(stdout)
+  t.deepEqual(report.errors, [])
+  const cyclers = report.sessions.filter((s) => s.id === 'cycler')
+  t.deepEqual(cyclers.map((s) => s.file.endsWith('.zstd')).sort(), [false, true])
+  t.deepEqual(cyclers[0].reminders, cyclers[1].reminders, 'the same script gives the same reminders in either encoding')
+})
+
 test('a cordis.yml entry and a bare config file give the same config', async (t) => {
   const bare = join(dir, 'bare.json')
   await writeFile(bare, JSON.stringify({ thresholds: [3, 5, 8], include: [], exclude: ['todo_write'], argumentsPreviewChars: 500 }))
@@ -117,7 +129,8 @@ test('progress: plain lines when stderr is no TTY, a bar on a TTY, nothing under
   const plain = await command(['replay', logs])
   t.regex(plain.stderr, /^replay: 5\/5 logs, [\d.]+\/[\d.]+ MB\n$/)
   const tty = await inProcess(['replay', logs], { tty: true })
-  t.regex(tty.stderr, /^(\r\[[#.]{30}\] \d\/5 logs, [\d.]+\/[\d.]+ MB\x1b\[K)+\r\x1b\[K$/)
+  const ESC = '\x1b'
+  t.regex(tty.stderr, new RegExp(`^(\\r\\[[#.]{30}\\] \\d/5 logs, [\\d.]+/[\\d.]+ MB${ESC}\\[K)+\\r${ESC}\\[K$`))
   t.true(tty.stderr.includes('] 5/5 logs'))
   const json = await command(['replay', logs, '--json'])
   t.is(json.stderr, '')

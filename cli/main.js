@@ -12,15 +12,6 @@ import { textReport } from './text.js'
 const KNOWN_KEYS = Object.keys(Config.dict)
 const unknownKeys = (config) => Object.keys(config).filter((key) => !KNOWN_KEYS.includes(key))
 
-function rejects(config) {
-  try {
-    new RepeatToolGuard(config)
-    return false
-  } catch {
-    return true
-  }
-}
-
 export const EXIT = { ok: 0, input: 1, usage: 2 }
 
 /** Progress on stderr: a bar redrawn in place on a TTY, a plain line every second otherwise. */
@@ -50,7 +41,7 @@ function progress(stderr, total, totalBytes) {
   }
 }
 
-/** Runs the command; returns its exit code. `io` holds the streams (stdout, stderr). */
+/** Runs the command with `argv` (the arguments after the program); returns its exit code. */
 export async function main(argv, { stdout, stderr }) {
   let command
   try {
@@ -64,15 +55,16 @@ export async function main(argv, { stdout, stderr }) {
     stdout.write(HELP)
     return EXIT.ok
   }
-  let replay
-  try {
-    replay = new Replay(command.configs.map(({ config }) => config))
-  } catch (error) {
-    // The guard's own validation, with the plugin's messages: the config would fail at plugin load too.
-    const label = command.configs.find(({ config }) => rejects(config))?.label ?? 'config'
-    stderr.write(`replay: ${label}: ${error.message}\n`)
-    return EXIT.usage
+  for (const { label, config } of command.configs) {
+    try {
+      // The guard's own validation, with the plugin's messages: the config would fail at plugin load too.
+      new RepeatToolGuard(config)
+    } catch (error) {
+      stderr.write(`replay: ${label}: ${error.message}\n`)
+      return EXIT.usage
+    }
   }
+  const replay = new Replay(command.configs.map(({ config }) => config))
   for (const { label, config } of command.configs) {
     for (const key of unknownKeys(config)) stderr.write(`replay: warning: ${label}: unknown config key ${JSON.stringify(key)} is ignored (known keys: ${KNOWN_KEYS.join(', ')})\n`)
   }

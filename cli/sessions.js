@@ -23,7 +23,11 @@ export async function findLogs(paths) {
       throw new InputError(error.code === 'ENOENT' ? `no such file or directory: ${path}` : `cannot read ${path}: ${error.message}`)
     }
     if (info.isDirectory()) {
-      await walk(resolve(path), found)
+      try {
+        await walk(resolve(path), found)
+      } catch (error) {
+        throw new InputError(`cannot read ${error.path ?? path}: ${error.message}`)
+      }
     } else if (Object.hasOwn(NAMES, basename(path))) {
       found.push({ path: resolve(path), bytes: info.size })
     } else {

@@ -14,11 +14,15 @@ import { record } from '../support/recorded.mjs'
 const BIN = fileURLToPath(new URL('../../cli/bin.js', import.meta.url))
 const CORDIS_YML = fileURLToPath(new URL('fixtures/cordis.yml', import.meta.url))
 
-/** Runs the command in a child process: `{ code, stdout, stderr }`. */
+// Node's own warnings, not the command's: the WASI build (NAPI_RS_FORCE_WASI=1) makes Node print an
+// ExperimentalWarning when it loads.
+const NODE_WARNING = /^\(node:\d+\) \w*Warning: .*\n(?:\(Use `node --trace-warnings \.\.\.` .*\n)?/gm
+
+/** Runs the command in a child process: `{ code, stdout, stderr }`, stderr without Node's own warnings. */
 function command(args) {
   return new Promise((resolve) => {
     execFile(process.execPath, [BIN, ...args], { maxBuffer: 64 << 20 }, (error, stdout, stderr) => {
-      resolve({ code: error ? error.code : 0, stdout, stderr })
+      resolve({ code: error ? error.code : 0, stdout, stderr: stderr.replace(NODE_WARNING, '') })
     })
   })
 }

@@ -21,11 +21,12 @@ export function parseArguments(raw) {
  * The config that measures runs: with the run length reported at every call from the second on
  * (`thresholds: [2]`, `repeatEvery: 1`), a guard tells where each run of identical calls ends and
  * how long it got, under exactly the config's idea of "identical" (include, exclude,
- * sameResultOnly and the like are kept; what only decides where reminders fire is dropped).
+ * sameResultOnly and the like are kept; what only decides where or whether reminders fire is
+ * dropped, the other tiers' options among it).
  */
 function measuringConfig(config) {
   const identity = { ...config }
-  for (const key of ['thresholds', 'overrides', 'cycles', 'repeatEvery', 'argumentsPreviewChars']) delete identity[key]
+  for (const key of ['thresholds', 'overrides', 'cycles', 'similar', 'resume', 'repeatEvery', 'argumentsPreviewChars']) delete identity[key]
   return { ...identity, thresholds: [2], repeatEvery: 1, argumentsPreviewChars: 1 }
 }
 

@@ -73,7 +73,9 @@ export function textReport(report) {
   })
   report.configs.forEach((config, i) => {
     const t = report.totals[i]
-    out.push(`Totals (${config.label}): ${plural(t.sessions, 'session')}, ${plural(t.calls, 'call')}, ${plural(t.reminders, 'reminder')} (${t.gentle} gentle, ${t.detailed} detailed, ${t.cycle} cycle)`)
+    const { sessions, calls, reminders, ...tiers } = t
+    const byTier = Object.entries(tiers).map(([tier, n]) => `${n} ${tier}`).join(', ')
+    out.push(`Totals (${config.label}): ${plural(sessions, 'session')}, ${plural(calls, 'call')}, ${plural(reminders, 'reminder')} (${byTier})`)
   })
   if (report.errors.length) out.push(`${plural(report.errors.length, 'input')} could not be read (see above)`)
   return `${out.join('\n')}\n`

@@ -8,6 +8,7 @@ import { createUserMessage } from '@deepseek-ai/dsh-llm'
 import { encode, encoded, inMemory, release, useMemory } from './lib/encode.js'
 import { RepeatToolGuard, canonicalize, nativeOf } from './lib/guard.js'
 import { callsSinceLastPrompt } from './lib/history.js'
+import { KNOWN_KEYS, OPTION_SCHEMA } from './lib/options.js'
 
 const require = createRequire(import.meta.url)
 const binding = require('./lib/native.cjs')
@@ -19,25 +20,6 @@ useMemory(binding.__callMemory, { inlineStrings: binding.__napiBindingTarget ===
 export { RepeatToolGuard, canonicalize }
 
 export const name = 'repeat-tool-guard'
-
-// `any` on purpose: the native constructor validates every value with the documented
-// messages and applies defaults only to absent keys. A typed schema with defaults
-// would reject with other messages, or put defaults in place of `null`.
-// BEGIN OPTIONS: rendered from core/src/options.rs, checked by core/tests/options.rs
-const OPTION_SCHEMA = Schema.object({
-  thresholds: Schema.any().description('Run lengths that bring a reminder, integers >= 2 (sorted): the first gentle, later ones detailed (default [3, 5, 8].)'),
-  argumentsPreviewChars: Schema.any().description('UTF-16 code units of arguments quoted in the detailed reminder, an integer >= 1 (never limits detection) (default 500.)'),
-  include: Schema.any().description('Tool-name patterns to track; empty means every tool (default [].)'),
-  exclude: Schema.any().description('Tool-name patterns transparent to the chain: neither counted nor breaking a run (default [].)'),
-  cycles: Schema.any().description('Opt-in: remind once when a block of 2 to `maxPeriod` (at most 5) calls repeats `repeats` (>= 2) times back to back; both required (default off.)'),
-  sameResultOnly: Schema.any().description('Opt-in: a run grows only while the results (`content` and `isError`) are equal too (default false.)'),
-  overrides: Schema.any().description('Opt-in: per-tool thresholds; the first entry with a pattern matching the tool wins (default [].)'),
-  repeatEvery: Schema.any().description('Opt-in: past the last threshold, a detailed reminder every this many further calls of the run, an integer >= 1 (default off.)'),
-  ignoreArguments: Schema.any().description('Opt-in: for tools matching `tools`, the argument keys named in `keys` (dotted paths into nested objects, `\\.` for a dot within a name) are left out of the comparison (default [].)'),
-  similar: Schema.any().description('Opt-in: remind once when `minCalls` (default 5) calls of one tool in a row each differ from the last but are at least `similarity` (default 0.85) alike (default off.)'),
-  resume: Schema.any().description('Opt-in: an agent resumed on a persisted session continues its chains, rebuilt from the session\'s calls since the last user prompt (default false.)'),
-})
-// END OPTIONS
 
 // A config that is not an object passes too, for the guard to report with its own message.
 export const Config = Schema.union([OPTION_SCHEMA, Schema.any()])
@@ -69,8 +51,6 @@ const guards = new WeakMap()
 export function guardOf(ctx) {
   return guards.get(ctx)
 }
-
-const KNOWN_KEYS = Object.keys(OPTION_SCHEMA.dict)
 
 /** One warning per config key the guard does not know (a typo such as `thresholdz`); nothing else changes. */
 function warnUnknownKeys(logger, config) {

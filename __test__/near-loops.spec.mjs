@@ -75,7 +75,7 @@ function log(...events) {
   return events.map((event, seq) => ({ seq, ...event }))
 }
 const prompt = (text, kind = 'user') => ({ type: 'user/message', data: { content: [{ type: 'text', text }], source: { kind } } })
-const call = (callId, name, args) => ({ type: 'tool/call', data: { callId, name, arguments: args } })
+const call = (callId, name, args) => ({ type: 'tool/call', data: { turn: 1, step: 2, callId, name, arguments: args } })
 const result = (callId, text, code) => ({
   type: 'tool/result',
   data: { message: { source: { kind: 'tool', callId }, content: [{ type: 'tool-result', toolCallId: callId, content: [{ type: 'text', text }], isError: code !== undefined }] }, ...(code ? { error: { name: 'Error', code } } : {}) },
@@ -84,15 +84,17 @@ const result = (callId, text, code) => ({
 test('a session log is read as the plugin met it: prompts, and calls at their results with parsed arguments', (t) => {
   const events = log(
     prompt('go'), call('c1', 'grep', '{"q":1}'), call('c2', 'read', ''), result('c1', 'one'), result('c2', 'two'),
-    prompt('a reminder', 'plugin'), call('c3', 'grep', '{"q":'), result('c3', 'three'),
+    prompt('a reminder', 'plugin'), call('c3', 'grep', '{"q":'), result('c3', 'three'), { type: 'session/end-seed', data: {} },
     call('c4', 'grep', '{}'), result('c4', 'aborted', 'ABORTED_BEFORE_DISPATCH'), call('c5', 'grep', '{}'), result('c5', 'lost', 'TOOL_OUTCOME_UNKNOWN'), call('c6', 'grep', '{}'),
   )
   t.deepEqual([...guardInputs(events)], [
     { kind: 'prompt', seq: 0 },
-    { kind: 'call', seq: 3, tool: 'grep', args: { q: 1 }, result: { content: [{ type: 'text', text: 'one' }], isError: false } },
-    { kind: 'call', seq: 4, tool: 'read', args: {}, result: { content: [{ type: 'text', text: 'two' }], isError: false } },
-    { kind: 'call', seq: 7, tool: 'grep', args: '{"q":', result: { content: [{ type: 'text', text: 'three' }], isError: false } },
+    { kind: 'call', seq: 3, turn: 1, step: 2, tool: 'grep', args: { q: 1 }, result: { content: [{ type: 'text', text: 'one' }], isError: false } },
+    { kind: 'call', seq: 4, turn: 1, step: 2, tool: 'read', args: {}, result: { content: [{ type: 'text', text: 'two' }], isError: false } },
+    { kind: 'call', seq: 7, turn: 1, step: 2, tool: 'grep', args: '{"q":', result: { content: [{ type: 'text', text: 'three' }], isError: false } },
+    { kind: 'lifecycle', seq: 8 },
   ])
+  t.deepEqual([...guardInputs(events, { from: 4 })].map((input) => input.seq), [7, 8], 'from seq 4: the calls begun before it are not paired')
   t.deepEqual(callsSinceLastPrompt(events).map((c) => c.seq), [3, 4, 7], 'a plugin\'s message is no prompt')
   t.deepEqual(callsSinceLastPrompt([...events, ...log(prompt('again')).map((e) => ({ ...e, seq: 99 }))]), [])
 })

@@ -1,10 +1,11 @@
-// What the guard sees of a session's event log (the harness's `SessionEvent`s): the user prompts
-// that reset a chain, and the tool calls it counts, in the order the live plugin met them. Used to
-// rebuild a resumed agent's chain (`resume: true`).
+// What the guard sees of a session's event log (the harness's `SessionEvent`s), in the order the
+// live plugin met it: the user prompts that reset a chain, the tool calls it counts, and the
+// starts of the session's later lifecycles (a resume). The one reading of a log, for rebuilding a
+// resumed agent's chain (`resume: true`) and for the replay command.
 
 // Results that say the call never reached `tools/post-execute`, where the guard counts: skipped
 // when a turn was aborted, or closed by crash repair.
-const NEVER_OBSERVED = new Set(['ABORTED_BEFORE_DISPATCH', 'TOOL_NOT_STARTED', 'TOOL_OUTCOME_UNKNOWN'])
+export const NEVER_OBSERVED = new Set(['ABORTED_BEFORE_DISPATCH', 'TOOL_NOT_STARTED', 'TOOL_OUTCOME_UNKNOWN'])
 
 /** The loop's parse of a call's raw arguments: invalid JSON stays text, empty input is `{}`. */
 export function parseArguments(raw) {
@@ -16,26 +17,32 @@ export function parseArguments(raw) {
 }
 
 /**
- * The guard's inputs in `events`, in order: `{ kind: 'prompt', seq }` for a user prompt, and
- * `{ kind: 'call', seq, tool, args, result }` for each tool call at its result (the loop runs
- * `tools/post-execute` as it commits results, in the model's order); `seq` is the result's.
+ * The guard's inputs in `events` from seq `from` on, in order: `{ kind: 'prompt', seq }` for a
+ * user prompt; `{ kind: 'lifecycle', seq }` where a new lifecycle of the session begins
+ * (`session/end-seed`: what came before was replayed into it); and `{ kind: 'call', seq, turn,
+ * step, tool, args, result }` for each tool call at its result (the loop runs `tools/post-execute`
+ * as it commits results, in the model's order), `seq` being the result's.
  */
-export function * guardInputs(events) {
+export function * guardInputs(events, { from = 0 } = {}) {
   const calls = new Map()
   for (const event of events) {
+    if (event.seq < from) continue
     const { type, data } = event
     if (type === 'user/message' && data?.source?.kind === 'user') {
       yield { kind: 'prompt', seq: event.seq }
+    } else if (type === 'session/end-seed') {
+      yield { kind: 'lifecycle', seq: event.seq }
     } else if (type === 'tool/call') {
       calls.set(data.callId, data)
     } else if (type === 'tool/result') {
       // The result message (`createToolResultMessage`) wraps the tool's `{ content, isError }`.
-      const block = data.message?.content?.[0]
+      const block = data?.message?.content?.[0]
       const call = calls.get(block?.toolCallId)
       calls.delete(block?.toolCallId)
       if (call === undefined || NEVER_OBSERVED.has(data.error?.code)) continue
       const { content, isError } = block
-      yield { kind: 'call', seq: event.seq, tool: call.name, args: parseArguments(call.arguments), result: { content, isError } }
+      const { turn, step, name: tool } = call
+      yield { kind: 'call', seq: event.seq, turn, step, tool, args: parseArguments(call.arguments), result: { content, isError } }
     }
   }
 }
@@ -45,7 +52,7 @@ export function callsSinceLastPrompt(events) {
   let calls = []
   for (const input of guardInputs(events)) {
     if (input.kind === 'prompt') calls = []
-    else calls.push(input)
+    else if (input.kind === 'call') calls.push(input)
   }
   return calls
 }

@@ -2,8 +2,9 @@
 // this platform's package with the built binary), installed into a fresh project beside the
 // published deepseek-harness 0.1.0-rc.8. There: a real agent turn that loads the plugin by package
 // name from a cordis.yml, ESM import and CommonJS require on this Node (20 in CI's first job and
-// here) and on the harness Node, a TypeScript consumer checked by `tsc --noEmit`, and the error a
-// user sees when the platform package is missing.
+// here) and on the harness Node, a TypeScript consumer checked by `tsc --noEmit`, the replay command
+// run from node_modules/.bin on a session the installed harness recorded, and the error a user sees
+// when the platform package is missing.
 // Runs in `npm test` (scripts/test.sh sets TEST_HARNESS_NODE: a Node >= 22.19, or "skip").
 import { execFileSync } from 'node:child_process'
 import { copyFileSync, existsSync, readdirSync, renameSync, writeFileSync } from 'node:fs'
@@ -128,6 +129,27 @@ if (harnessNode) {
     t.is(out.reminders[0].text, GENTLE)
     t.true(out.reminders[1].text.includes('{"q":1}'))
     t.deepEqual(out.executed, ['grep', 'todo_write', 'grep', 'grep', 'grep', 'grep'])
+  })
+
+  test.serial('the installed dsh-repeat-tool-guard command replays a session the installed harness recorded', async (t) => {
+    await setup()
+    const root = join(app, 'sessions')
+    inApp(harnessNode, 'record.mjs', `
+      import Jsonl from '@deepseek-ai/dsh-session-persistence-jsonl'
+      import * as guard from '${pkg.name}'
+      import { boot, callTool, say } from './scripted.mjs'
+      let persistence
+      const harness = await boot({ plugin: guard, config: {}, before: async (ctx) => { persistence = await ctx.plugin(Jsonl, { root: ${JSON.stringify(root)} }) } })
+      const a = await harness.agent('recorded', [1, 2, 3, 4, 5].map(() => callTool('grep', { q: 1 })).concat([say('done')]))
+      await a.run()
+      await a.dispose()
+      await persistence.dispose()
+    `)
+    const bin = join(app, 'node_modules', '.bin', 'dsh-repeat-tool-guard')
+    const report = JSON.parse(run(harnessNode, [bin, 'replay', root, '--json'], { cwd: app }))
+    t.deepEqual(report.errors, [])
+    t.deepEqual(report.sessions.map((s) => [s.id, s.reminders[0].map((r) => `${r.tool} × ${r.count} ${r.tier}`)]), [['recorded', ['grep × 3 gentle', 'grep × 5 detailed']]])
+    t.true(run(harnessNode, [bin, '--help'], { cwd: app }).startsWith('Usage: dsh-repeat-tool-guard replay'))
   })
 } else {
   console.log('# install: no Node >= 22.19 for the harness (TEST_HARNESS_NODE), so no agent turn and no Node 22 import check here')

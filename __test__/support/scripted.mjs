@@ -49,7 +49,7 @@ export function say(text) {
 }
 
 /** A model that replays one scripted response per request. */
-class ScriptedModel extends LlmAdapter {
+export class ScriptedModel extends LlmAdapter {
   constructor(script) {
     super()
     this.script = script

@@ -1,5 +1,5 @@
 //! The config options are declared once, in `OPTIONS`; the schema and known
-//! keys (`index.js`), the `Config` interface (`binding-header.d.ts`) and the
+//! keys (`lib/options.js`), the `Config` interface (`binding-header.d.ts`) and the
 //! README's options table are rendered from that declaration between their
 //! `BEGIN OPTIONS` and `END OPTIONS` lines, and compared here.
 //! `UPDATE_OPTIONS=1 cargo test -p repeat-tool-guard-core --test options`
@@ -60,12 +60,12 @@ fn code_span(error: &ConfigError) -> String {
 }
 
 #[test]
-fn index_js_declares_the_schema_of_every_option() {
-    let mut out = String::from("const OPTION_SCHEMA = Schema.object({\n");
+fn lib_options_js_declares_the_schema_of_every_option() {
+    let mut out = String::from("export const OPTION_SCHEMA = Schema.object({\n");
     for option in OPTIONS {
         let description = format!(
-            "{} (default {}.)",
-            option.doc.trim_end_matches('.'),
+            "{} Default: {}.",
+            option.doc,
             option.default.replace('`', "")
         );
         writeln!(
@@ -78,7 +78,7 @@ fn index_js_declares_the_schema_of_every_option() {
     }
     out += "})\n";
     check(
-        "index.js",
+        "lib/options.js",
         "// BEGIN OPTIONS: rendered from core/src/options.rs, checked by core/tests/options.rs\n",
         "// END OPTIONS\n",
         &out,

@@ -1,0 +1,119 @@
+// The replay command's options (node's util.parseArgs) and its config files: a cordis.yml with a
+// repeat-tool-guard entry, or a YAML or JSON file holding the config object itself.
+import { readFile } from 'node:fs/promises'
+import { parseArgs } from 'node:util'
+
+export const PACKAGE = '@deepseek-ai/dsh-repeat-tool-guard'
+
+export const HELP = `Usage: dsh-repeat-tool-guard replay <file or directory>... [options]
+
+Replays harness session logs (session.jsonl.zstd or session.jsonl, as the JSONL
+persistence backend writes them) through the guard, and reports where its
+reminders would fire and how long runs of identical calls get.
+
+Options:
+  --config <file>       The guard's config: a cordis.yml with a repeat-tool-guard
+                        entry, or a YAML/JSON file holding the config object
+                        (default: the plugin's defaults)
+  --thresholds <list>   Thresholds, e.g. 3,5,8 (replaces the config's)
+  --compare <file>      A second config, replayed over the same logs; shows the
+                        reminders it adds and removes per session
+  --json                The report as JSON on stdout (no progress on stderr)
+  --html <file>         Also write a self-contained HTML report to <file>
+  -h, --help            This help
+
+Exit codes:
+  0  every log was replayed
+  1  some input could not be read (named on stderr); the others were replayed
+  2  usage error: a bad option, or a config the guard rejects
+`
+
+/** A mistake in how the command was called: reported with a pointer to --help, exit code 2. */
+export class UsageError extends Error {}
+
+/** The parsed command line: `{ help }` or `{ inputs, config, configLabel, compare?, json, html? }`. */
+export async function parseCommand(argv) {
+  let parsed
+  try {
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      strict: true,
+      options: {
+        config: { type: 'string' },
+        thresholds: { type: 'string' },
+        compare: { type: 'string' },
+        json: { type: 'boolean' },
+        html: { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    })
+  } catch (error) {
+    throw new UsageError(error.message)
+  }
+  const { values, positionals } = parsed
+  if (values.help) return { help: true }
+  const [command, ...inputs] = positionals
+  if (command === undefined) throw new UsageError('no command given (the command is replay)')
+  if (command !== 'replay') throw new UsageError(`unknown command ${JSON.stringify(command)} (the command is replay)`)
+  if (inputs.length === 0) throw new UsageError('no session logs given: name files or directories')
+  const config = values.config === undefined ? {} : await loadConfig(values.config)
+  if (values.thresholds !== undefined) config.thresholds = parseThresholds(values.thresholds)
+  const configs = [{ label: configLabel(values), config }]
+  if (values.compare !== undefined) configs.push({ label: values.compare, config: await loadConfig(values.compare) })
+  return { inputs, configs, json: values.json === true, html: values.html }
+}
+
+function configLabel(values) {
+  const parts = []
+  if (values.config !== undefined) parts.push(values.config)
+  if (values.thresholds !== undefined) parts.push(`--thresholds ${values.thresholds}`)
+  return parts.length ? parts.join(', ') : 'defaults'
+}
+
+/** `3,5,8` as numbers; the guard itself judges them (integers >= 2, no duplicates). */
+function parseThresholds(text) {
+  const items = text.split(',').map((item) => item.trim())
+  if (items.some((item) => !/^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i.test(item))) {
+    throw new UsageError(`--thresholds ${JSON.stringify(text)}: expected numbers separated by commas, such as 3,5,8`)
+  }
+  return items.map(Number)
+}
+
+/** The config object in `path`: a cordis.yml's repeat-tool-guard entry, or the whole document. */
+export async function loadConfig(path) {
+  let text
+  try {
+    text = await readFile(path, 'utf8')
+  } catch (error) {
+    throw new UsageError(error.code === 'ENOENT' ? `no such file: ${path}` : `cannot read ${path}: ${error.message}`)
+  }
+  const { default: yaml } = await import('js-yaml')
+  let document
+  try {
+    document = yaml.load(text, { filename: path })
+  } catch (error) {
+    throw new UsageError(`${path}: not valid YAML or JSON: ${error.message}`)
+  }
+  if (document === undefined || document === null) return {}
+  const entries = []
+  findEntries(document, entries)
+  if (entries.length > 1) throw new UsageError(`${path}: ${entries.length} repeat-tool-guard entries; keep one`)
+  if (entries.length === 1) return { ...entries[0].config }
+  if (Array.isArray(document)) throw new UsageError(`${path}: a plugin list without a repeat-tool-guard entry (name: ${PACKAGE})`)
+  if (typeof document !== 'object') throw new UsageError(`${path}: expected the guard's config object or a cordis.yml`)
+  return { ...document }
+}
+
+/** Collects the plugin entries naming this package, at any depth of a cordis.yml. */
+function findEntries(node, entries) {
+  if (Array.isArray(node)) {
+    for (const item of node) findEntries(item, entries)
+  } else if (node !== null && typeof node === 'object') {
+    if (node.name === PACKAGE || node.name === 'dsh-repeat-tool-guard') {
+      entries.push(node)
+      return
+    }
+    if ('name' in node || 'id' in node) findEntries(node.config, entries)
+  }
+}

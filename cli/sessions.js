@@ -1,0 +1,117 @@
+// Finds session logs and reads them through the harness's own JSONL backend, so format versions,
+// packed chunk rows, zstd frames and torn tails are handled exactly as the harness handles them.
+// The layout is the backend's: <root>/<project>/<encoded session id>/session.jsonl[.zstd].
+import { readdir, stat } from 'node:fs/promises'
+import { basename, dirname, join, resolve } from 'node:path'
+
+const NAMES = { 'session.jsonl.zstd': 'zstd', 'session.jsonl': 'none' }
+
+/** An input the command cannot read: reported as `replay: <message>`, the other inputs go on. */
+export class InputError extends Error {}
+
+/**
+ * The session logs under `paths` (files or directories, searched recursively), sorted, each
+ * `{ path, bytes }`. Throws an InputError for a path that does not exist or is no session log.
+ */
+export async function findLogs(paths) {
+  const found = []
+  for (const path of paths) {
+    let info
+    try {
+      info = await stat(path)
+    } catch (error) {
+      throw new InputError(error.code === 'ENOENT' ? `no such file or directory: ${path}` : `cannot read ${path}: ${error.message}`)
+    }
+    if (info.isDirectory()) {
+      try {
+        await walk(resolve(path), found)
+      } catch (error) {
+        throw new InputError(`cannot read ${error.path ?? path}: ${error.message}`)
+      }
+    } else if (Object.hasOwn(NAMES, basename(path))) {
+      found.push({ path: resolve(path), bytes: info.size })
+    } else {
+      throw new InputError(`${path}: not a session log (the harness names them session.jsonl.zstd or session.jsonl)`)
+    }
+  }
+  const unique = new Map(found.map((log) => [log.path, log]))
+  return [...unique.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))
+}
+
+async function walk(dir, found) {
+  const entries = await readdir(dir, { withFileTypes: true })
+  for (const entry of entries) {
+    const path = join(dir, entry.name)
+    if (entry.isDirectory()) await walk(path, found)
+    else if (entry.isFile() && Object.hasOwn(NAMES, entry.name)) found.push({ path, bytes: (await stat(path)).size })
+  }
+}
+
+/** The session id a session directory's name encodes (the backend's escape: `~XXXX` per code unit). */
+export function decodeSegment(segment) {
+  if (!/^(?:[A-Za-z0-9._-]|~[0-9A-F]{4})+$/.test(segment)) return undefined
+  return segment.replace(/~([0-9A-F]{4})/g, (_, hex) => String.fromCharCode(parseInt(hex, 16)))
+}
+
+/**
+ * Reads session logs with one JSONL backend per root and encoding, each in a cordis context of
+ * its own (a context holds one persistence service) with only the session store it needs. The
+ * harness is imported on first use, so that nothing of it loads until a log is read.
+ */
+export class SessionReader {
+  #harness
+  #backends = new Map()
+
+  #load() {
+    this.#harness ??= Promise.all([
+      import('@deepseek-ai/cordis'),
+      import('@deepseek-ai/dsh-session'),
+      import('@deepseek-ai/dsh-session-persistence-jsonl'),
+    ])
+    return this.#harness
+  }
+
+  #backend(root, compression) {
+    const key = `${compression}\0${root}`
+    let backend = this.#backends.get(key)
+    if (!backend) {
+      backend = (async () => {
+        const [{ Context }, { default: SessionStore }, { default: Jsonl }] = await this.#load()
+        const ctx = new Context()
+        await ctx.plugin(SessionStore)
+        // One prepared session retained at most: replay reads each log once.
+        return new Jsonl(ctx, { root, compression, preparedSessionCacheSize: 1 })
+      })()
+      this.#backends.set(key, backend)
+    }
+    return backend
+  }
+
+  /**
+   * `{ meta, events }` of the log at `path`, through the backend's non-mutating inspect: the
+   * committed events upgraded from older shapes as a resume upgrades them, plus in memory the
+   * closers a crash repair would add (the replay skips their results, which never reached
+   * post-execute). The file is left as it is.
+   */
+  async read(path) {
+    const sessionDir = dirname(path)
+    const id = decodeSegment(basename(sessionDir))
+    if (id === undefined) throw new InputError(`${path}: not in the harness's layout <root>/<project>/<session id>/${basename(path)}`)
+    const root = dirname(dirname(sessionDir))
+    const backend = await this.#backend(root, NAMES[basename(path)])
+    try {
+      return await backend.inspect(id)
+    } catch (error) {
+      throw new InputError(describe(path, error))
+    }
+  }
+}
+
+/** The backend's error as `<file>:<line>: <reason>` when it names an event line, else `<file>: <reason>`. */
+function describe(path, error) {
+  const message = String(error?.message ?? error)
+  // The backend counts event lines after the header line; a file's lines count the header too.
+  const line = /^(.*?) at line (\d+)(.*)$/.exec(message)
+  if (line) return `${path}:${Number(line[2]) + 1}: ${line[1]}${line[3]}`
+  return `${path}: ${message}`
+}

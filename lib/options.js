@@ -1,0 +1,25 @@
+// The config schema's fields and the known keys: one per option that core/src/options.rs
+// declares, rendered from it between the OPTIONS lines.
+import Schema from '@deepseek-ai/schemastery'
+
+// `any` on purpose: the native constructor validates every value with the documented
+// messages and applies defaults only to absent keys. A typed schema with defaults
+// would reject with other messages, or put defaults in place of `null`.
+// BEGIN OPTIONS: rendered from core/src/options.rs, checked by core/tests/options.rs
+export const OPTION_SCHEMA = Schema.object({
+  thresholds: Schema.any().description('Run lengths that bring a reminder, integers >= 2 (sorted): the first gentle, later ones detailed. Default: [3, 5, 8].'),
+  argumentsPreviewChars: Schema.any().description('UTF-16 code units of arguments quoted in the detailed reminder, an integer >= 1 (never limits detection). Default: 500.'),
+  include: Schema.any().description('Tool-name patterns to track; empty means every tool. Default: [].'),
+  exclude: Schema.any().description('Tool-name patterns transparent to the chain: neither counted nor breaking a run. Default: [].'),
+  cycles: Schema.any().description('Opt-in: remind once when a block of 2 to `maxPeriod` (at most 5) calls repeats `repeats` (>= 2) times back to back; both required. Default: off.'),
+  sameResultOnly: Schema.any().description('Opt-in: a run grows only while the results (`content` and `isError`) are equal too. Default: false.'),
+  overrides: Schema.any().description('Opt-in: per-tool thresholds; the first entry with a pattern matching the tool wins. Default: [].'),
+  repeatEvery: Schema.any().description('Opt-in: past the last threshold, a detailed reminder every this many further calls of the run, an integer >= 1. Default: off.'),
+  ignoreArguments: Schema.any().description('Opt-in: for tools matching `tools`, the argument keys named in `keys` (dotted paths into nested objects, `\\.` for a dot within a name) are left out of the comparison. Default: [].'),
+  similar: Schema.any().description('Opt-in: remind once when `minCalls` (default 5) calls of one tool in a row each differ from the last but are at least `similarity` (default 0.85) alike. Default: off.'),
+  resume: Schema.any().description('Opt-in: an agent resumed on a persisted session continues its chains, rebuilt from the session\'s calls since the last user prompt. Default: false.'),
+})
+// END OPTIONS
+
+/** Every config key the guard knows, in the order it validates them. */
+export const KNOWN_KEYS = Object.keys(OPTION_SCHEMA.dict)

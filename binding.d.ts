@@ -95,7 +95,7 @@ export declare class RepeatToolGuard {
  * integer-like keys first, as V8 orders them. A string is its JSON literal.
  * For parsed JSON this is the reference's sort-then-stringify text; for other
  * values see docs/CANONICAL.md. No JSON form at the top (`undefined`, a
- * function, a symbol), a BigInt or a cycle: a `TypeError`.
+ * function, a symbol), a `BigInt` or a cycle: a `TypeError`.
  */
 export declare function canonicalize(args: unknown): string
 

@@ -11,7 +11,8 @@ export const KEPT = '.package.json.checkout'
 
 /** `manifest` as packed: the same, without the checkout's `prepare` script. */
 export function packedManifest(manifest) {
-  const { prepare, ...scripts } = manifest.scripts ?? {}
+  const scripts = { ...manifest.scripts }
+  delete scripts.prepare
   return { ...manifest, scripts }
 }
 

@@ -213,7 +213,7 @@ pub fn register_hot_path(mut exports: Object) -> Result<()> {
 /// integer-like keys first, as V8 orders them. A string is its JSON literal.
 /// For parsed JSON this is the reference's sort-then-stringify text; for other
 /// values see docs/CANONICAL.md. No JSON form at the top (`undefined`, a
-/// function, a symbol), a BigInt or a cycle: a `TypeError`.
+/// function, a symbol), a `BigInt` or a cycle: a `TypeError`.
 #[napi(ts_args_type = "args: unknown")]
 pub fn canonicalize(env: Env, args: Unknown) -> Result<String> {
     let text = arguments::read(Js { env: env.raw() }, args.raw())?;

@@ -101,3 +101,11 @@ test('for parsed JSON text both give the same text', async (t) => {
     t.is(here(source), await referenceText(source), text)
   }
 })
+
+test('an own "__proto__" key of parsed JSON: part of the text here, lost by the reference', async (t) => {
+  for (const [text, ours] of [['{"__proto__":1,"a":2}', '{"__proto__":1,"a":2}'], ['{"__proto__":{"x":1}}', '{"__proto__":{"x":1}}']]) {
+    const source = `JSON.parse(${JSON.stringify(text)})`
+    t.is(here(source), ours, text)
+    t.is(await referenceText(source), text.startsWith('{"__proto__":1,') ? '{"a":2}' : '{}', text)
+  }
+})

@@ -62,8 +62,9 @@ function warnUnknownKeys(logger, config) {
 
 export function apply(ctx, config) {
   const logger = ctx.logger(name)
-  const exported = new RepeatToolGuard(config)
+  // Before validating: a typo is reported even when another value fails the config.
   warnUnknownKeys(logger, config)
+  const exported = new RepeatToolGuard(config)
   guards.set(ctx, exported)
   // The listeners use the native guard itself: its results never leave this module.
   const guard = nativeOf(exported)

@@ -1,9 +1,12 @@
 // What to tell a user when no native binary for their platform loads: which platform, which
-// package was expected, how to install the WebAssembly build instead, and how to build from
-// source. Used by native.cjs; tested on its own.
+// package was expected, and what to do about it in the copy at hand (a release from npm, a
+// checkout, or a tarball packed from one): advice that works there, none that would fail.
+// Used by native.cjs; tested on its own.
 'use strict'
 
-const { name: PACKAGE, napi } = require('../package.json')
+const fs = require('node:fs')
+const path = require('node:path')
+const { name: PACKAGE, version: PACKAGE_VERSION, napi } = require('../package.json')
 
 /** The running machine's C library on Linux: 'gnu' (glibc) or 'musl'; undefined elsewhere. */
 function linuxLibc() {
@@ -16,7 +19,7 @@ function linuxLibc() {
     // fall through to the file-system check
   }
   try {
-    return require('node:fs').readFileSync('/usr/bin/ldd', 'utf8').includes('musl') ? 'musl' : 'gnu'
+    return fs.readFileSync('/usr/bin/ldd', 'utf8').includes('musl') ? 'musl' : 'gnu'
   } catch {
     return 'gnu'
   }
@@ -68,31 +71,90 @@ function expectedBinary(platform = process.platform, arch = process.arch, libc =
   }
 }
 
-/** The error to throw when the generated loader failed with `cause`: a short message, the loader's attempts as its cause. */
-function missingBinaryError(cause, expected = expectedBinary()) {
-  const where = expected.machine
-  let installed = false
+/**
+ * Where this copy of the package came from, which decides what a user can do about a missing
+ * binary: 'released' (its package.json names the platform packages, as `napi pre-publish` writes
+ * them for npm), 'checkout' (a clone, with the Rust sources beside it) or 'packed' (`npm pack` of
+ * a checkout: no binary and no platform packages named).
+ */
+function copyKind(dir = path.join(__dirname, '..'), manifest = require('../package.json')) {
+  if (Object.keys(manifest.optionalDependencies ?? {}).length > 0) return 'released'
+  return fs.existsSync(path.join(dir, 'Cargo.toml')) ? 'checkout' : 'packed'
+}
+
+function isInstalled(packageName) {
   try {
-    require.resolve(`${expected.packageName}/package.json`)
-    installed = true
+    require.resolve(`${packageName}/package.json`)
+    return true
   } catch {
-    // not installed
+    return false
   }
-  const what = !expected.published
-    ? [`${PACKAGE} has no prebuilt binary for ${where}; its platform package would be ${expected.packageName}, which is not published.`]
-    : installed
-      ? [`${PACKAGE} could not load its native binary for ${where} from ${expected.packageName}, which is installed.`]
-      : [
-          `${PACKAGE} could not find its native binary for ${where}: it expected the package ${expected.packageName}, which is not installed.`,
-          `It is an optionalDependency of ${PACKAGE}: reinstall without --omit=optional, on the machine (os, cpu, libc) that runs it.`,
-        ]
-  const error = new Error([
-    ...what,
-    `Or install the WebAssembly build, slower but for any machine: npm install --force ${WASI_PACKAGE} (its package says cpu: wasm32)`,
-    'To build from source: install Rust (cargo, https://rustup.rs), run `npm install` in a checkout of the package, then install',
-    `that checkout, or set NAPI_RS_NATIVE_LIBRARY_PATH to the ${napi.binaryName}.${expected.platform}.node it built (\`npm run build\`).`,
-    "What the loader tried is in this error's cause.",
-  ].join('\n'))
+}
+
+/** The first line of the loader's attempt that names `packageName`, if any: why it did not load. */
+function reasonFor(cause, packageName) {
+  for (let e = cause, depth = 0; e && depth < 16; e = e.cause, depth++) {
+    const line = String(e.message ?? e).split('\n')[0]
+    if (line.includes(packageName)) return line
+  }
+  return undefined
+}
+
+/**
+ * The error to throw when the generated loader failed with `cause`: a short message, the loader's
+ * attempts as its cause. `situation` says what is at hand: `copy` (copyKind()), `forceWasi`
+ * (NAPI_RS_FORCE_WASI=error) and whether the native and WASI packages are installed.
+ */
+function missingBinaryError(cause, expected = expectedBinary(), situation = {}) {
+  const {
+    copy = copyKind(),
+    forceWasi = process.env.NAPI_RS_FORCE_WASI === 'error',
+    nativeInstalled = isInstalled(expected.packageName),
+    wasiInstalled = isInstalled(WASI_PACKAGE),
+  } = situation
+  const where = expected.machine
+  const nodeFile = `${napi.binaryName}.${expected.platform}.node`
+  const why = (name) => {
+    const reason = reasonFor(cause, name)
+    return reason ? `: ${reason}` : '.'
+  }
+  const lines = []
+  if (forceWasi) {
+    lines.push(
+      `${PACKAGE}: NAPI_RS_FORCE_WASI=error demands the WebAssembly build, and ${WASI_PACKAGE} ${wasiInstalled ? `is installed but did not load${why(WASI_PACKAGE)}` : 'is not installed.'}`,
+      'Unset NAPI_RS_FORCE_WASI (or set it to 1: WebAssembly if it loads, else native) to use a native binary, or install the WebAssembly build:',
+    )
+  } else if (!expected.published) {
+    lines.push(`${PACKAGE} has no prebuilt binary for ${where}: no platform package ${expected.packageName} is made. Use the WebAssembly build:`)
+  } else if (nativeInstalled) {
+    lines.push(`${PACKAGE} could not load its native binary for ${where} from ${expected.packageName}, which is installed${why(expected.packageName)}`)
+  } else {
+    lines.push(`${PACKAGE} could not find its native binary for ${where}: it expected the package ${expected.packageName}, which is not installed.`)
+  }
+  // The WebAssembly build is the way on: it is demanded, or no native binary is made for this machine.
+  const wasiOnly = forceWasi || !expected.published
+  if (copy === 'released') {
+    if (!wasiOnly && !nativeInstalled) {
+      lines.push(`It is an optionalDependency of ${PACKAGE}: reinstall without --omit=optional, on the machine (os, cpu, libc) that runs it.`)
+    }
+    lines.push(`${wasiOnly ? '' : 'Or install the WebAssembly build, slower but for any machine: '}npm install --force ${WASI_PACKAGE}@${PACKAGE_VERSION} (its package says cpu: wasm32).`)
+    lines.push('To build from source: install Rust (https://rustup.rs), run `npm install` in a checkout of the package and install that checkout.')
+  } else if (copy === 'checkout') {
+    lines.push(
+      wasiOnly
+        ? 'This is a checkout: build it with `npm run build:all -- wasm32-wasip1-threads`, then copy the files that writes to npm/wasm32-wasi/ beside binding.cjs.'
+        : `This is a checkout: build the binary with \`npm run build\` (it needs Rust: https://rustup.rs), which writes ${nodeFile}.`,
+    )
+  } else {
+    lines.push(
+      'This copy was installed from a tarball packed from a checkout, which holds no binary and names no platform packages:',
+      `in the checkout, pack ${wasiOnly ? 'npm/wasm32-wasi after `npm run build:all -- wasm32-wasip1-threads`' : `npm/${expected.platform} with the ${nodeFile} that \`npm run build\` made`}`,
+      'and install that tarball too (the README\'s "From packed tarballs"), or install the checkout itself.',
+    )
+  }
+  if (!forceWasi) lines.push(`Or set NAPI_RS_NATIVE_LIBRARY_PATH to a built ${nodeFile}.`)
+  lines.push("What the loader tried is in this error's cause.")
+  const error = new Error(lines.join('\n'))
   error.code = 'ERR_REPEAT_TOOL_GUARD_NO_BINARY'
   error.cause = attemptsError(cause)
   return error
@@ -115,4 +177,4 @@ function attemptsError(cause) {
   return error
 }
 
-module.exports = { WASI_PACKAGE, expectedBinary, missingBinaryError }
+module.exports = { WASI_PACKAGE, copyKind, expectedBinary, missingBinaryError }

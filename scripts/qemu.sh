@@ -51,7 +51,7 @@ echo "== $(file -b "$node_dir/bin/node" | cut -d, -f1-2) under $("$qemu" --versi
 '
 # The tests that start a child Node by path (process.execPath) are left out: without binfmt_misc
 # the kernel cannot exec a foreign ELF, so they would fail for the emulation's sake, not the
-# binary's. They are the missing-binary error of a copy without its binary, prepare's three runs,
+# binary's. They are the missing-binary error of a copy without its binary, the build script's runs,
 # the re-entrant toJSON in its own process, and the two heavy cases (1,000,000 keys, 64 MB).
 if [ $# -eq 0 ]; then
   set -- --match '!*importing a copy of the package without its binary*' --match '!*cargo on PATH*' \

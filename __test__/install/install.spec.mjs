@@ -227,7 +227,11 @@ test.serial('without the platform package, importing the package throws the one 
     `))
     t.is(out.code, 'ERR_REPEAT_TOOL_GUARD_NO_BINARY')
     t.true(out.message.startsWith(`${pkg.name} could not find its native binary for ${host.machine}: it expected the package ${pkg.name}-${host.platform}, which is not installed.`), out.message)
-    t.true(out.message.includes('`npm run build`'), out.message)
+    // The packed root package is the release's (its optionalDependencies name every platform package):
+    // the ways on are the release's, each one a package published with it.
+    t.true(out.message.includes(`\nIt is an optionalDependency of ${pkg.name}: reinstall without --omit=optional, on the machine (os, cpu, libc) that runs it.\n`), out.message)
+    t.true(out.message.includes(`\nOr install the WebAssembly build, slower but for any machine: npm install --force ${pkg.name}-wasm32-wasi@${pkg.version} (its package says cpu: wasm32).\n`), out.message)
+    t.true(out.message.includes('\nTo build from source: install Rust (https://rustup.rs), run `npm install` in a checkout of the package and install that checkout.\n'), out.message)
   } finally {
     renameSync(aside, installed)
   }

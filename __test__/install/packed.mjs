@@ -9,6 +9,7 @@ import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { packedManifest } from '../../scripts/pack-manifest.mjs'
 
 const require = createRequire(import.meta.url)
 export const root = fileURLToPath(new URL('../..', import.meta.url))
@@ -66,15 +67,16 @@ export function packPackages(work) {
   const destination = join(work, 'pack')
   mkdirSync(destination)
 
-  // The root package, then the same with the optionalDependencies `napi pre-publish` writes
-  // (every npm/<platform> package, at this version) before the release publishes it.
+  // The root package, then the same as released: without `prepare` (npm's prepack step,
+  // scripts/pack-manifest.mjs, which --ignore-scripts skips) and with the optionalDependencies
+  // `napi pre-publish` writes (every npm/<platform> package, at this version).
   const packed = pack(root, destination)
   const stage = join(work, 'stage-root')
   mkdirSync(stage)
   run('tar', ['-xzf', packed.tarball, '-C', stage])
   rmSync(packed.tarball)
   const manifestPath = join(stage, 'package', 'package.json')
-  const manifest = JSON.parse(readFileSync(manifestPath, 'utf8'))
+  const manifest = packedManifest(JSON.parse(readFileSync(manifestPath, 'utf8')))
   const platforms = readdirSync(join(root, 'npm')).sort()
   manifest.optionalDependencies = Object.fromEntries(platforms.map((platform) => [`${pkg.name}-${platform}`, pkg.version]))
   writeFileSync(manifestPath, `${JSON.stringify(manifest, null, 2)}\n`)

@@ -67,7 +67,7 @@ test.serial('without a native package the import fails with the missing-binary e
   t.true(wasiName in manifest.optionalDependencies, 'the released root package names the WASI package')
   t.false(readdirSync(join(app, 'node_modules', '@deepseek-ai')).some((name) => name.startsWith('dsh-repeat-tool-guard-') && name !== 'dsh-repeat-tool-guard-wasm32-wasi'), 'no native platform package')
   t.is(before.code, 'ERR_REPEAT_TOOL_GUARD_NO_BINARY')
-  t.true(before.message.includes(`npm install --force ${wasiName}`), before.message)
+  t.true(before.message.includes(`npm install --force ${wasiName}@${pkg.version} (its package says cpu: wasm32)`), before.message)
 })
 
 test.serial('with the WASI package, the class loads the WASI build on this Node and counts', async (t) => {

@@ -1,6 +1,6 @@
 //! The config options are declared once, in `OPTIONS`; the schema and known
 //! keys (`lib/options.js`), the `Config` interface (`binding-header.d.ts`) and the
-//! README's options table are rendered from that declaration between their
+//! options table in docs/CONFIGURATION.md are rendered from that declaration between their
 //! `BEGIN OPTIONS` and `END OPTIONS` lines, and compared here.
 //! `UPDATE_OPTIONS=1 cargo test -p repeat-tool-guard-core --test options`
 //! writes them after a change.
@@ -102,7 +102,7 @@ fn binding_header_declares_the_config_interface_of_every_option() {
 }
 
 #[test]
-fn the_readme_tables_every_option_with_its_errors() {
+fn the_configuration_doc_tables_every_option_with_its_errors() {
     let mut out = String::from("| option | type | default | meaning | a bad value gets |\n| --- | --- | --- | --- | --- |\n");
     for option in OPTIONS {
         let errors = (option.errors)();
@@ -130,7 +130,7 @@ fn the_readme_tables_every_option_with_its_errors() {
         )
         .unwrap();
     }
-    check("README.md", "<!-- BEGIN OPTIONS: rendered from core/src/options.rs, checked by core/tests/options.rs -->\n", "<!-- END OPTIONS -->\n", &out);
+    check("docs/CONFIGURATION.md", "<!-- BEGIN OPTIONS: rendered from core/src/options.rs, checked by core/tests/options.rs -->\n", "<!-- END OPTIONS -->\n", &out);
 }
 
 /// Values of every kind the binding can pass, nested where a shape has fields.

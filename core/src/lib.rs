@@ -19,6 +19,9 @@
 //!   The opt-in features (cycles, overrides, `sameResultOnly`, `repeatEvery`)
 //!   stay off the reference's path unless configured.
 
+// Everything here is safe Rust: the binding alone talks to Node-API.
+#![forbid(unsafe_code)]
+
 mod canonical;
 mod chains;
 mod compare;
@@ -35,6 +38,8 @@ mod memo;
 mod number;
 mod overrides;
 mod patterns;
+#[cfg(test)]
+mod profile;
 mod read;
 mod reminders;
 mod stats;

@@ -67,11 +67,14 @@ pub unsafe extern "C" fn observe_encoded(env: napi_env, info: napi_callback_info
 
 /// A copy of the header at the start of `buffer`.
 fn header_of(buffer: &[u8]) -> Result<[f64; HEADER]> {
-    let bytes = buffer.get(..BYTES).ok_or_else(|| out_of_range("header"))?;
+    let (words, _) = buffer
+        .first_chunk::<BYTES>()
+        .ok_or_else(|| out_of_range("header"))?
+        .as_chunks::<8>();
     let mut header = [0.0; HEADER];
-    for (slot, bytes) in header.iter_mut().zip(bytes.chunks_exact(size_of::<f64>())) {
+    for (slot, word) in header.iter_mut().zip(words) {
         // `encode.js` writes them through a `Float64Array`: in the machine's byte order.
-        *slot = f64::from_ne_bytes(bytes.try_into().unwrap_or_default());
+        *slot = f64::from_ne_bytes(*word);
     }
     Ok(header)
 }
@@ -194,11 +197,12 @@ fn observe(js: &mut Js, info: napi_callback_info) -> Result<napi_value> {
 pub unsafe extern "C" fn observe_memory(env: napi_env, _info: napi_callback_info) -> napi_value {
     // SAFETY: the env of this callback, dropped before it returns.
     let js = unsafe { Js::from_callback(env) };
-    let observed = match memory::current() {
-        Some(memory) => {
-            let buffer = memory.bytes(&js);
-            header_of(buffer).and_then(|header| observe_call(&js, buffer, header, Pieces::NONE))
-        }
+    let observed = memory::with_current(|memory| {
+        let header = memory.header().ok_or_else(|| out_of_range("header"))?;
+        observe_call(&js, memory.bytes(&js), header, Pieces::NONE)
+    });
+    let observed = match observed {
+        Some(observed) => observed,
         None => Err(Error::new(
             Status::GenericFailure,
             "repeat-tool-guard: no call memory".to_owned(),

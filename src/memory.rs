@@ -45,6 +45,12 @@ impl Memory {
         })
     }
 
+    /// A copy of the header, as `encode.js` last wrote it.
+    pub(crate) fn header(&self) -> Option<[f64; HEADER]> {
+        let words = self.words.first_chunk::<HEADER>()?;
+        Some(words.each_ref().map(|word| f64::from_bits(word.get())))
+    }
+
     /// The bytes, borrowed while `js` runs no JavaScript (which takes it `&mut`).
     pub(crate) fn bytes<'a>(&'a self, _js: &'a Js<'_>) -> &'a [u8] {
         // SAFETY: the words' bytes, `u64`s in `Cell`s, which have their layout: initialized and
@@ -149,10 +155,10 @@ fn set_current(memory: Rc<Memory>) {
     });
 }
 
-/// The current call memory, if there is one.
-pub fn current() -> Option<Rc<Memory>> {
+/// `f` of the current call memory, or `None` when there is none.
+pub fn with_current<R>(f: impl FnOnce(&Memory) -> R) -> Option<R> {
     CURRENT_MEMORY
-        .try_with(|current| current.try_borrow().ok()?.clone())
+        .try_with(|current| Some(f(current.try_borrow().ok()?.as_ref()?)))
         .ok()
         .flatten()
 }

@@ -59,7 +59,8 @@ pub fn register(exports: &mut Object) -> Result<()> {
 }
 
 pub unsafe extern "C" fn observe_encoded(env: napi_env, info: napi_callback_info) -> napi_value {
-    // SAFETY: the env of this callback, dropped before it returns.
+    // SAFETY: `env` is what Node-API called `__observeEncoded` with; `js`, a local, and every
+    // borrow of it end when this returns.
     let mut js = unsafe { Js::from_callback(env) };
     let observed = observe(&mut js, info);
     answer(&js, observed)
@@ -195,7 +196,8 @@ fn observe(js: &mut Js, info: napi_callback_info) -> Result<napi_value> {
 /// `__observeMemory()`: [`observe_encoded`] for a call without pieces that
 /// lies in the thread's current call memory (`crate::memory`).
 pub unsafe extern "C" fn observe_memory(env: napi_env, _info: napi_callback_info) -> napi_value {
-    // SAFETY: the env of this callback, dropped before it returns.
+    // SAFETY: `env` is what Node-API called `__observeMemory` with; `js`, a local, and the call
+    // memory's bytes borrowed from it end when this returns.
     let js = unsafe { Js::from_callback(env) };
     let observed = memory::with_current(|memory| {
         let header = memory.header().ok_or_else(|| out_of_range("header"))?;

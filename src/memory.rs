@@ -77,7 +77,8 @@ const MAX_BYTES: usize = 1 << 28;
 /// header), as an `ArrayBuffer`; `undefined` where external buffers are not
 /// allowed.
 pub unsafe extern "C" fn create(env: napi_env, info: napi_callback_info) -> napi_value {
-    // SAFETY: the env of this callback, dropped before it returns.
+    // SAFETY: `env` is what Node-API called `__callMemory` with; `js` is a local, dropped when
+    // this returns.
     let js = unsafe { Js::from_callback(env) };
     answer(&js, create_buffer(&js, info))
 }

@@ -4,7 +4,8 @@
 // The JavaScript side is timed here, in interleaved rounds (medians): the plugin's listener, the
 // walk alone (lib/encode.js), the walk with the native call (`__observeMemory`), and a listener
 // that only calls next(). The core's stages are timed by the core's own profile test
-// (core/src/profile.rs, cargo test --release), over the very transports the walk wrote: the read
+// (core/src/profile.rs, built with cargo test --release and run once a round, right after the
+// JavaScript side), over the very transports the walk wrote: the read
 // onto the tape, the walk in canonical order, the key form, BLAKE3, the memo and the chain. The
 // crossing (the Node-API call, the header, the registry, the agent and tool) is what the native
 // call takes beyond the core's `Guard::observe`. Figures to read, never pass/fail.
@@ -54,29 +55,38 @@ function transportOf(value) {
   return bytes
 }
 
-/** The core's stages (ns per call) over `values`' transports, from core/src/profile.rs. */
-function coreStages(values) {
-  const dir = mkdtempSync(join(tmpdir(), 'profile-'))
-  try {
-    const parts = values.map(transportOf).flatMap((bytes) => {
-      const length = Buffer.alloc(4)
-      length.writeUInt32LE(bytes.length)
-      return [length, bytes]
-    })
-    const file = join(dir, 'calls')
-    writeFileSync(file, Buffer.concat(parts))
-    const out = execFileSync('cargo', ['test', '--quiet', '--release', '-p', 'repeat-tool-guard-core', '--lib',
-      'profile::stages_of_a_new_call', '--', '--ignored', '--nocapture', '--exact'],
-    { env: { ...process.env, PROFILE_CALLS: file }, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] })
-    const line = out.split('\n').find((l) => l.startsWith('PROFILE '))
-    if (!line) throw new Error(`no PROFILE line from the core's profile test:\n${out}`)
-    const [, bytes, ...stages] = line.split(' ')
-    return { bytes: Number(bytes), ...Object.fromEntries(stages.map((s) => s.split('=')).map(([k, v]) => [k, Number(v)])) }
-  } finally {
-    rmSync(dir, { recursive: true, force: true })
-  }
+/** The core's profile test, built with --release: its executable. */
+function coreTest() {
+  const out = execFileSync('cargo', ['test', '--quiet', '--release', '-p', 'repeat-tool-guard-core', '--lib', '--no-run',
+    '--message-format=json'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 1 << 28 })
+  const built = out.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l))
+    .find((m) => m.reason === 'compiler-artifact' && m.target?.name === 'repeat_tool_guard_core' && m.profile?.test && m.executable)
+  if (!built) throw new Error('cargo built no test executable for the core')
+  return built.executable
 }
 
+/** Writes `values`' transports to `file`: per call a little-endian u32 length, then the bytes. */
+function writeTransports(values, file) {
+  writeFileSync(file, Buffer.concat(values.map(transportOf).flatMap((bytes) => {
+    const length = Buffer.alloc(4)
+    length.writeUInt32LE(bytes.length)
+    return [length, bytes]
+  })))
+}
+
+/** One round of the core's stages (ns per call) over the transports in `file`. */
+function coreStages(test, file) {
+  const out = execFileSync(test, ['profile::stages_of_a_new_call', '--ignored', '--nocapture', '--exact'],
+    { env: { ...process.env, PROFILE_CALLS: file, PROFILE_ROUNDS: '1' }, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] })
+  const line = out.split('\n').find((l) => l.startsWith('PROFILE '))
+  if (!line) throw new Error(`no PROFILE line from the core's profile test:\n${out}`)
+  const [, bytes, ...stages] = line.split(' ')
+  return { bytes: Number(bytes), ...Object.fromEntries(stages.map((s) => s.split('=')).map(([k, v]) => [k, Number(v)])) }
+}
+
+const test = coreTest()
+const dir = mkdtempSync(join(tmpdir(), 'profile-'))
+process.on('exit', () => rmSync(dir, { recursive: true, force: true }))
 const native = new binding.RepeatToolGuard({})
 const handle = native.__handle()
 const ours = listenersOf(guard, {})['tools/post-execute']
@@ -84,7 +94,8 @@ const rows = []
 for (const c of cases) {
   const json = JSON.stringify(c.args)
   const values = Array.from({ length: DISTINCT }, (_, i) => c.vary(JSON.parse(json), i))
-  const core = coreStages(values)
+  const file = join(dir, c.name.replace(/\W/g, ''))
+  writeTransports(values, file)
   const sides = {
     floor: (args) => noop({ name: 'grep', agent, arguments: args }, {}, next),
     listener: (args) => ours({ name: 'grep', agent, arguments: args }, {}, next),
@@ -111,23 +122,22 @@ for (const c of cases) {
       const copies = Array.from({ length: c.calls }, (_, i) => deepFreeze(JSON.parse(texts[i % DISTINCT])))
       ns[side] = await time(copies, sides[side], side === 'floor' || side === 'listener')
     }
+    // The core's stages right after, so that a difference with the native call is of one moment.
+    ns.core = coreStages(test, file)
     if (round > 0) rounds.push(ns) // round 0 warms up
   }
   const m = (f) => median(rounds.map(f))
-  const hashed = core.bytes > 128
-  const order = core['read+order'] - core.read
-  const form = core['read+order+form'] - core['read+order'] - (hashed ? core.hash : 0)
-  const chain = core.observe - core['read+order+form']
+  const hashed = rounds[0].core.bytes > 128
   rows.push({
     name: c.name,
     stages: [
       ['the JavaScript walk (lib/encode.js)', m((r) => r.walk)],
-      ['the crossing (Node-API call, header, registry, agent and tool)', m((r) => r.native - r.walk) - core.observe],
-      ['the transport read onto the tape', core.read],
-      ['ordering (the tape walked in canonical order)', order],
-      ['the key form written', form],
-      ['hashing (BLAKE3, forms over 128 B)', hashed ? core.hash : 0],
-      ['the memo and the chain', chain],
+      ['the crossing (Node-API call, header, registry, agent and tool)', m((r) => r.native - r.walk - r.core.observe)],
+      ['the transport read onto the tape', m((r) => r.core.read)],
+      ['ordering (the tape walked in canonical order)', m((r) => r.core['read+order'] - r.core.read)],
+      ['the key form written', m((r) => r.core['read+order+form'] - r.core['read+order'] - (hashed ? r.core.hash : 0))],
+      ['hashing (BLAKE3, forms over 128 B)', hashed ? m((r) => r.core.hash) : 0],
+      ['the memo and the chain', m((r) => r.core.observe - r.core['read+order+form'])],
       ['the plugin around it (tracked-tool cache, the await)', m((r) => r.listener - r.native - r.floor)],
       ['the floor (a listener that only calls next())', m((r) => r.floor)],
     ],

@@ -6,7 +6,8 @@
 //! ones before: the transport read onto the tape, the walk in canonical
 //! order (a visitor that does nothing), the digester writing the key form
 //! (and hashing it when long), and `Guard::observe` (the memo and the
-//! chain). Ignored by `cargo test`; `benchmark/profile.mjs` runs it.
+//! chain). `PROFILE_ROUNDS` rounds (15) after one that warms up; the medians.
+//! Ignored by `cargo test`; `benchmark/profile.mjs` runs it.
 
 use std::hint::black_box;
 use std::time::Instant;
@@ -75,13 +76,16 @@ fn stages_of_a_new_call() {
     let path = std::env::var("PROFILE_CALLS").expect("PROFILE_CALLS names the calls' file");
     let calls = read_calls(&path);
     let bytes: usize = calls.iter().map(Vec::len).sum();
-    let passes = (20_000_000 / bytes.max(1)).clamp(1, 10_000);
+    let passes = (2_000_000 / bytes.max(1)).clamp(1, 10_000);
+    let rounds: usize = std::env::var("PROFILE_ROUNDS")
+        .map_or(Ok(15), |r| r.parse())
+        .unwrap();
     let (mut tokens, mut open) = (Vec::new(), Vec::new());
     let (mut frames, mut members, mut decoded) = (Vec::new(), Vec::new(), Vec::new());
     let mut scratch = Scratch::default();
     let mut guard = Guard::new(GuardConfig::from_raw(&RawConfig::default()).unwrap());
     let mut stages: [Vec<f64>; 5] = Default::default();
-    for round in 0..16 {
+    for round in 0..=rounds {
         let times = [
             time(&calls, passes, |bytes| {
                 transport::parse(bytes, (0, 0), &mut tokens, &mut open).unwrap();

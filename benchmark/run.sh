@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# npm run bench: speed against the reference (bench.mjs), per-agent memory (memory.mjs), the
+# npm run bench: speed against the reference (bench.mjs; traffic.mjs for a sequence of an agent's
+# calls), per-agent memory (memory.mjs), the
 # opt-in features against the default path (features.mjs) and the WASI build against native and
 # reference (wasi.mjs), on the machine's Node and on Nodes 22,
 # 24 and 26 from node_modules (the node22, node24 and node26 devDependencies; one not installed,
@@ -12,6 +13,7 @@ cd "$(dirname "$0")/.."
 for node in "${npm_node_execpath:-$(command -v node)}" node_modules/node{22,24,26}/bin/node; do
   [ -x "$node" ] || continue
   "$node" --expose-gc benchmark/bench.mjs
+  "$node" --expose-gc benchmark/traffic.mjs
   "$node" benchmark/memory.mjs
   "$node" --expose-gc benchmark/features.mjs
   # The WASI build against native and reference (wasi.mjs; skipped, with one line, without the

@@ -56,7 +56,7 @@ impl Drop for Reading {
     }
 }
 
-pub fn read(js: Js, value: napi_value) -> Result<ArgumentsText> {
+pub fn read(js: &mut Js, value: napi_value) -> Result<ArgumentsText> {
     if js.kind(value)? == Kind::String {
         return Ok(ArgumentsText::Text(js.utf16(value)?));
     }

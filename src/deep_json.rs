@@ -29,8 +29,10 @@ struct Ancestors {
 }
 
 impl Ancestors {
-    fn new(js: Js) -> Result<Self> {
-        let set = js.construct(js.named(js.global()?, c"Set")?)?;
+    fn new(js: &mut Js) -> Result<Self> {
+        let global = js.global()?;
+        let constructor = js.named(global, c"Set")?;
+        let set = js.construct(constructor)?;
         Ok(Self {
             set,
             has: js.named(set, c"has")?,
@@ -39,8 +41,9 @@ impl Ancestors {
         })
     }
 
-    fn enter(&self, js: Js, object: napi_value) -> Result<()> {
-        if js.boolean(js.call(self.has, self.set, &[object])?)? {
+    fn enter(&self, js: &mut Js, object: napi_value) -> Result<()> {
+        let has = js.call(self.has, self.set, &[object])?;
+        if js.boolean(has)? {
             return Err(js.throw(
                 ErrorClass::TypeError,
                 "Converting circular structure to JSON",
@@ -49,7 +52,7 @@ impl Ancestors {
         js.call(self.add, self.set, &[object]).map(drop)
     }
 
-    fn leave(&self, js: Js, object: napi_value) -> Result<()> {
+    fn leave(&self, js: &mut Js, object: napi_value) -> Result<()> {
         js.call(self.delete, self.set, &[object]).map(drop)
     }
 }
@@ -69,33 +72,31 @@ struct Helpers {
 }
 
 impl Helpers {
-    fn new(js: Js) -> Result<Self> {
+    fn new(js: &mut Js) -> Result<Self> {
         let global = js.global()?;
         let array = js.named(global, c"Array")?;
-        let object_prototype = js.named(js.named(global, c"Object")?, c"prototype")?;
-        let prototype = |name: &std::ffi::CStr| -> Result<napi_value> {
-            js.named(js.named(global, name)?, c"prototype")
-        };
+        let object_prototype = js.path(global, &[c"Object", c"prototype"])?;
         Ok(Self {
             is_array: js.named(array, c"isArray")?,
             array,
             to_string_tag: js.named(object_prototype, c"toString")?,
             number: js.named(global, c"Number")?,
             string: js.named(global, c"String")?,
-            number_value_of: js.named(prototype(c"Number")?, c"valueOf")?,
-            string_value_of: js.named(prototype(c"String")?, c"valueOf")?,
-            boolean_value_of: js.named(prototype(c"Boolean")?, c"valueOf")?,
-            bigint_value_of: js.named(prototype(c"BigInt")?, c"valueOf")?,
+            number_value_of: js.path(global, &[c"Number", c"prototype", c"valueOf"])?,
+            string_value_of: js.path(global, &[c"String", c"prototype", c"valueOf"])?,
+            boolean_value_of: js.path(global, &[c"Boolean", c"prototype", c"valueOf"])?,
+            bigint_value_of: js.path(global, &[c"BigInt", c"prototype", c"valueOf"])?,
         })
     }
 
-    fn is_array(&self, js: Js, value: napi_value) -> Result<bool> {
-        js.boolean(js.call(self.is_array, self.array, &[value])?)
+    fn is_array(&self, js: &mut Js, value: napi_value) -> Result<bool> {
+        let is_array = js.call(self.is_array, self.array, &[value])?;
+        js.boolean(is_array)
     }
 
     /// A `Number`, `String`, `Boolean` or `BigInt` object becomes its primitive,
     /// as `JSON.stringify` unwraps them (by `ToNumber`, `ToString`, or the value).
-    fn unbox(&self, js: Js, value: napi_value) -> Result<napi_value> {
+    fn unbox(&self, js: &mut Js, value: napi_value) -> Result<napi_value> {
         if js.kind(value)? != Kind::Object {
             return Ok(value);
         }
@@ -127,12 +128,12 @@ impl Helpers {
 /// throws, and so does this walk, before it could exhaust memory.
 const MAX_TEXT: usize = (1 << 29) - 24;
 
-fn too_long(js: Js) -> napi::Error {
+fn too_long(js: &mut Js) -> napi::Error {
     js.throw(ErrorClass::RangeError, "Invalid string length")
 }
 
 /// `JSON.stringify(root)` without a depth limit; `None` where it would give `undefined`.
-pub fn to_json(js: Js, root: napi_value) -> Result<Option<String>> {
+pub fn to_json(js: &mut Js, root: napi_value) -> Result<Option<String>> {
     let ancestors = Ancestors::new(js)?;
     let helpers = Helpers::new(js)?;
     let mut out = String::new();
@@ -155,7 +156,8 @@ pub fn to_json(js: Js, root: napi_value) -> Result<Option<String>> {
             }
             Task::Visit { value, holder } => (value, holder),
         };
-        let value = helpers.unbox(js, apply_to_json(js, value, &holder)?)?;
+        let value = apply_to_json(js, value, &holder)?;
+        let value = helpers.unbox(js, value)?;
         let kind = js.kind(value)?;
         let no_json_form = matches!(kind, Kind::Undefined | Kind::Function | Kind::Symbol);
         match (&holder, no_json_form) {
@@ -196,7 +198,8 @@ pub fn to_json(js: Js, root: napi_value) -> Result<Option<String>> {
                 written.push(false);
                 if helpers.is_array(js, value)? {
                     // LengthOfArrayLike, as JSON.stringify reads it (a proxy has no napi length).
-                    let length = js.number(js.named(value, c"length")?)?;
+                    let length = js.named(value, c"length")?;
+                    let length = js.number(length)?;
                     let len = if length.is_nan() || length <= 0.0 {
                         0
                     } else {
@@ -240,7 +243,7 @@ pub fn to_json(js: Js, root: napi_value) -> Result<Option<String>> {
 }
 
 /// `value.toJSON(key)` when `value` (an object, a function or a `BigInt`) has a callable `toJSON`.
-fn apply_to_json(js: Js, value: napi_value, holder: &Holder) -> Result<napi_value> {
+fn apply_to_json(js: &mut Js, value: napi_value, holder: &Holder) -> Result<napi_value> {
     if !matches!(
         js.kind(value)?,
         Kind::Object | Kind::Function | Kind::BigInt

@@ -52,5 +52,5 @@ pub fn map_error(env: Env, failure: Failure) -> napi::Error {
     } else {
         ErrorClass::Error
     };
-    Js { env: env.raw() }.throw(class, &failure.to_string())
+    Js::new(&env).throw(class, &failure.to_string())
 }

@@ -19,12 +19,12 @@
 use std::cell::RefCell;
 use std::ptr;
 
-use napi::bindgen_prelude::{JsObjectValue, Object, ToNapiValue};
+use napi::bindgen_prelude::{JsObjectValue, Object};
 use napi::sys::{napi_callback_info, napi_env, napi_value};
 use napi::{Error, Result, Status};
 use repeat_tool_guard_core::{Arguments, Call, Pieces};
 
-use crate::js::{answer, read_args, ErrorClass, Js};
+use crate::js::{answer, ErrorClass, Js};
 use crate::reminder::Reminder;
 use crate::wire::{
     malformed, out_of_range, whole, HANDLE, HEADER, LENGTH, PIECES, RESULT_START, WIDE_PIECES,
@@ -59,32 +59,35 @@ pub fn register(exports: &mut Object) -> Result<()> {
 }
 
 pub unsafe extern "C" fn observe_encoded(env: napi_env, info: napi_callback_info) -> napi_value {
-    let js = Js { env };
-    answer(js, observe(js, info))
+    // SAFETY: `env` is what Node-API called `__observeEncoded` with; `js`, a local, and every
+    // borrow of it end when this returns.
+    let mut js = unsafe { Js::from_callback(env) };
+    let observed = observe(&mut js, info);
+    answer(&js, observed)
 }
 
-/// The buffer (its data pointer and length) and a copy of its header.
-fn read_header(js: Js, memory: napi_value) -> Result<(*const u8, usize, [f64; HEADER])> {
-    let (data, byte_length) = js.array_buffer(memory)?;
-    Ok((data, byte_length, header_of(data, byte_length)?))
-}
-
-/// A copy of the header of the buffer at `data`.
-fn header_of(data: *const u8, byte_length: usize) -> Result<[f64; HEADER]> {
-    view::<f64>(data, byte_length, 0, HEADER)
-        .and_then(|header| header.first_chunk::<HEADER>())
-        .copied()
-        .ok_or_else(|| out_of_range("header"))
+/// A copy of the header at the start of `buffer`.
+fn header_of(buffer: &[u8]) -> Result<[f64; HEADER]> {
+    let (words, _) = buffer
+        .first_chunk::<BYTES>()
+        .ok_or_else(|| out_of_range("header"))?
+        .as_chunks::<8>();
+    let mut header = [0.0; HEADER];
+    for (slot, word) in header.iter_mut().zip(words) {
+        // `encode.js` writes them through a `Float64Array`: in the machine's byte order.
+        *slot = f64::from_ne_bytes(*word);
+    }
+    Ok(header)
 }
 
 /// Reads the strings of `list` (`[string, …]`, `count` of them, as the
 /// header says) with `append`, each one's end into `ends`.
-fn read_list<T>(
-    js: Js,
+fn read_list<'env, T>(
+    js: &mut Js<'env>,
     list: napi_value,
     count: usize,
     (units, ends): (&mut Vec<T>, &mut Vec<usize>),
-    append: impl Fn(napi_value, &mut Vec<T>) -> Result<()>,
+    append: impl Fn(&Js<'env>, napi_value, &mut Vec<T>) -> Result<()>,
 ) -> Result<()> {
     units.clear();
     ends.clear();
@@ -101,7 +104,8 @@ fn read_list<T>(
         return Err(miscounted());
     }
     for index in 0..length {
-        append(js.element(list, index)?, units)?;
+        let string = js.element(list, index)?;
+        append(js, string, units)?;
         ends.push(units.len());
     }
     Ok(())
@@ -113,7 +117,7 @@ impl PiecesRead {
     /// (a getter), which could detach the buffer.
     fn read(
         &mut self,
-        js: Js,
+        js: &mut Js,
         (narrow, wide): (napi_value, napi_value),
         counts: [usize; 2],
     ) -> Result<()> {
@@ -123,14 +127,14 @@ impl PiecesRead {
             narrow,
             narrow_count,
             (&mut self.narrow, &mut self.narrow_ends),
-            |value, out| js.latin1_append(value, out),
+            Js::latin1_append,
         )?;
         read_list(
             js,
             wide,
             wide_count,
             (&mut self.wide, &mut self.wide_ends),
-            |value, out| js.utf16_append(value, out),
+            Js::utf16_append,
         )
     }
 
@@ -157,56 +161,33 @@ fn strings<'a, T>(units: &'a [T], ends: &[usize]) -> Vec<&'a [T]> {
         .collect()
 }
 
-/// `count` elements of `T` at byte `offset` of the buffer at `data` of
-/// `byte_length` bytes, if they lie within it and are aligned for `T`.
-fn view<T>(
-    data: *const u8,
-    byte_length: usize,
-    offset: usize,
-    count: usize,
-) -> Option<&'static [T]> {
-    let end = count.checked_mul(size_of::<T>())?.checked_add(offset)?;
-    if end > byte_length {
-        return None;
-    }
-    if count == 0 {
-        return Some(&[]);
-    }
-    // Within the buffer: `offset + count * size_of::<T>() <= byte_length`.
-    let start = data.wrapping_add(offset);
-    if start.align_offset(align_of::<T>()) != 0 {
-        return None;
-    }
-    // SAFETY: `count` elements of `T` lie in the buffer, aligned; any bits are
-    // a valid f64 or u16; the caller runs no JavaScript while holding them.
-    Some(unsafe { std::slice::from_raw_parts(start.cast::<T>(), count) })
-}
-
 /// Where the bytes start.
 const BYTES: usize = HEADER * size_of::<f64>();
 
-fn observe(js: Js, info: napi_callback_info) -> Result<napi_value> {
-    let [memory, narrow, wide] = read_args::<3>(js, info, "__observeEncoded takes 3 arguments")?;
-    let (data, byte_length, header) = read_header(js, memory)?;
+fn observe(js: &mut Js, info: napi_callback_info) -> Result<napi_value> {
+    let [memory, narrow, wide] = js.args::<3>(info, "__observeEncoded takes 3 arguments")?;
+    let buffer = js.array_buffer(memory)?;
+    let header = header_of(buffer)?;
     let counts = [
         whole(header[PIECES], "piece count")?,
         whole(header[WIDE_PIECES], "wide piece count")?,
     ];
     if counts == [0, 0] {
-        return observe_call(js, (data, byte_length), header, Pieces::NONE);
+        return observe_call(js, buffer, header, Pieces::NONE);
     }
     PIECES_READ.with(|read| {
         let mut read = read.try_borrow_mut().map_err(|_| busy())?;
         read.read(js, (narrow, wide), counts)?;
         // Reading them may have run JavaScript: find the buffer again.
-        let (data, byte_length, header) = read_header(js, memory)?;
+        let buffer = js.array_buffer(memory)?;
+        let header = header_of(buffer)?;
         let narrow = strings(&read.narrow, &read.narrow_ends);
         let wide = strings(&read.wide, &read.wide_ends);
         let pieces = Pieces {
             narrow: &narrow,
             wide: &wide,
         };
-        let observed = observe_call(js, (data, byte_length), header, pieces);
+        let observed = observe_call(js, buffer, header, pieces);
         read.trim();
         observed
     })
@@ -215,33 +196,38 @@ fn observe(js: Js, info: napi_callback_info) -> Result<napi_value> {
 /// `__observeMemory()`: [`observe_encoded`] for a call without pieces that
 /// lies in the thread's current call memory (`crate::memory`).
 pub unsafe extern "C" fn observe_memory(env: napi_env, _info: napi_callback_info) -> napi_value {
-    let js = Js { env };
-    let observed = memory::current()
-        .ok_or_else(|| {
-            Error::new(
-                Status::GenericFailure,
-                "repeat-tool-guard: no call memory".to_owned(),
-            )
-        })
-        .and_then(|(data, byte_length)| {
-            let header = header_of(data, byte_length)?;
-            observe_call(js, (data, byte_length), header, Pieces::NONE)
-        });
-    answer(js, observed)
+    // SAFETY: `env` is what Node-API called `__observeMemory` with; `js`, a local, and the call
+    // memory's bytes borrowed from it end when this returns.
+    let js = unsafe { Js::from_callback(env) };
+    let observed = memory::with_current(|memory| {
+        let header = memory.header().ok_or_else(|| out_of_range("header"))?;
+        observe_call(&js, memory.bytes(&js), header, Pieces::NONE)
+    });
+    let observed = match observed {
+        Some(observed) => observed,
+        None => Err(Error::new(
+            Status::GenericFailure,
+            "repeat-tool-guard: no call memory".to_owned(),
+        )),
+    };
+    answer(&js, observed)
 }
 
-/// Observes the call in the buffer at `data` (`byte_length` bytes, `header`
-/// read from it) with its `pieces` read already; returns the reminder or `undefined`.
+/// Observes the call in `buffer` (`header` read from it) with its `pieces`
+/// read already; returns the reminder or `undefined`. `buffer` borrows `js`:
+/// no JavaScript runs until the call returns.
 fn observe_call(
-    js: Js,
-    (data, byte_length): (*const u8, usize),
+    js: &Js,
+    buffer: &[u8],
     header: [f64; HEADER],
     pieces: Pieces<'_>,
 ) -> Result<napi_value> {
-    // Borrowed from here on: no JavaScript runs until the call returns (see `Js::array_buffer`).
     let [handle, length, narrow, wide, result_at] =
         [HANDLE, LENGTH, PIECES, WIDE_PIECES, RESULT_START].map(|slot| header[slot]);
-    let bytes = view::<u8>(data, byte_length, BYTES, whole(length, "length")?)
+    let length = whole(length, "length")?;
+    let bytes = buffer
+        .get(BYTES..)
+        .and_then(|bytes| bytes.get(..length))
         .ok_or_else(|| out_of_range("length"))?;
     let counts = [
         whole(narrow, "piece count")?,
@@ -277,8 +263,7 @@ fn observe_call(
     match observed {
         // No reminder: `undefined` in JavaScript (a null result), cheaper than asking for `null`.
         None => Ok(ptr::null_mut()),
-        // SAFETY: `js.env` is the running callback's env, where napi-rs makes the object.
-        Some(reminder) => unsafe { Reminder::to_napi_value(js.env, Reminder::from(reminder)) },
+        Some(reminder) => js.to_js(Reminder::from(reminder)),
     }
 }
 

@@ -3,20 +3,75 @@
 //! Raw calls rather than napi-rs' typed wrappers because the hot path
 //! (`observe`) must not pay for conversions it does not need, and because the
 //! deep-value walker must look at values exactly as `JSON.stringify` does.
+//!
+//! The rules the raw calls rely on are in the types: a [`Js`] borrows the env
+//! of one call from JavaScript for `'env` and cannot be copied or built from
+//! a bare pointer in safe code; calls that may run JavaScript (a getter, a
+//! proxy trap, a function) take it `&mut`, so bytes borrowed from JavaScript
+//! memory ([`Js::array_buffer`], `crate::memory`) cannot outlive into one.
 
+use std::marker::PhantomData;
 use std::ptr;
 
+use napi::bindgen_prelude::{Env, ToNapiValue};
 use napi::sys::{self, napi_callback_info, napi_env, napi_value};
 use napi::{Error, Result, Status, ValueType};
 
-/// A borrowed `napi_env` for the duration of one call from JavaScript.
-///
-/// Made only from the env Node-API hands a callback, and dropped before it returns: the raw
-/// calls below are sound because they use that env, on its thread, with handles from the same
-/// call, and write only through pointers to locals or to buffers of the size they pass.
-#[derive(Clone, Copy)]
-pub struct Js {
-    pub env: napi_env,
+/// The env of the call from JavaScript now running, borrowed for `'env`.
+pub struct Js<'env> {
+    env: napi_env,
+    call: PhantomData<&'env Env>,
+}
+
+/// Calls the Node-API function `$name` with `$js`'s env and `$arg`s and
+/// checks its status, as `what`: every Node-API call on a [`Js`] goes
+/// through here.
+macro_rules! napi {
+    ($js:expr, $what:expr, $name:ident($($arg:expr),* $(,)?)) => {
+        check(
+            // SAFETY: the env is that of the call now running (a `Js` borrows it for no longer;
+            // see `Js::from_callback`), on its thread. Every use in this module passes handles
+            // that call received or made, which live until it returns, out-pointers to locals,
+            // and buffers with their sizes (`append_units`).
+            unsafe { sys::$name($js.env, $($arg),*) },
+            $what,
+        )
+    };
+}
+
+impl<'env> Js<'env> {
+    /// The env Node-API handed a raw callback.
+    ///
+    /// # Safety
+    ///
+    /// `env` is the env of the callback now running, and the `Js` is dropped before it returns.
+    pub unsafe fn from_callback(env: napi_env) -> Self {
+        Js {
+            env,
+            call: PhantomData,
+        }
+    }
+
+    /// The env napi-rs handed a `#[napi]` function: napi-rs makes its safe calls with it, and so
+    /// does this, for as long as the function borrows it.
+    pub fn new(env: &'env Env) -> Self {
+        Js {
+            env: env.raw(),
+            call: PhantomData,
+        }
+    }
+
+    /// The raw env, for a Node-API call this module does not make.
+    pub fn raw(&self) -> napi_env {
+        self.env
+    }
+
+    /// `value` made a JavaScript value by napi-rs in this env.
+    pub fn to_js<T: ToNapiValue>(&self, value: T) -> Result<napi_value> {
+        // SAFETY: `self.env` is the running call's env (see `Js::from_callback`), which is all
+        // `to_napi_value` asks of its caller; it makes the value there and checks every call.
+        unsafe { T::to_napi_value(self.env, value) }
+    }
 }
 
 /// Appends a string's code units to `out` through `read`, a
@@ -25,17 +80,21 @@ pub struct Js {
 /// room for it and the terminating NUL.
 fn append_units<T>(
     out: &mut Vec<T>,
-    read: impl Fn(*mut T, usize, *mut usize) -> sys::napi_status,
+    read: impl Fn(*mut T, usize, *mut usize) -> Result<()>,
 ) -> Result<()> {
     let mut len = 0;
-    check(read(ptr::null_mut(), 0, &mut len), "string read")?;
-    let start = out.len();
+    read(ptr::null_mut(), 0, &mut len)?;
     out.reserve(len + 1);
+    let start = out.len();
     let mut written = 0;
-    // SAFETY: `out` has room for `len + 1` units after `start` (reserved above).
-    let buffer = unsafe { out.as_mut_ptr().add(start) };
-    check(read(buffer, len + 1, &mut written), "string read")?;
-    // SAFETY: Node-API wrote `written` (<= len) units after the first `start`.
+    // `len + 1` units of spare room, reserved above.
+    read(
+        out.spare_capacity_mut().as_mut_ptr().cast(),
+        len + 1,
+        &mut written,
+    )?;
+    // SAFETY: Node-API wrote `written` units at the start of the spare room, and never more than
+    // `len` (it leaves the last unit for the NUL): they are initialized, and within capacity.
     unsafe { out.set_len(start + written.min(len)) };
     Ok(())
 }
@@ -52,7 +111,6 @@ fn check(status: sys::napi_status, what: &str) -> Result<()> {
         ))
     }
 }
-
 /// JavaScript's `typeof`, as Node-API reports it.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum Kind {
@@ -102,120 +160,46 @@ impl From<ValueType> for Kind {
     }
 }
 
-impl Js {
-    pub fn kind(self, value: napi_value) -> Result<Kind> {
+/// Reading values: these run no JavaScript.
+impl Js<'_> {
+    pub fn kind(&self, value: napi_value) -> Result<Kind> {
         let mut t = 0;
-        check(
-            // SAFETY: the running call's env and its handles (see `Js`); out-pointers are locals.
-            unsafe { sys::napi_typeof(self.env, value, &mut t) },
-            "typeof",
-        )?;
+        napi!(self, "typeof", napi_typeof(value, &mut t))?;
         Ok(Kind::from(ValueType::from(t)))
     }
 
-    pub fn global(self) -> Result<napi_value> {
+    pub fn global(&self) -> Result<napi_value> {
         let mut out = ptr::null_mut();
-        check(
-            // SAFETY: the running call's env and its handles (see `Js`); out-pointers are locals.
-            unsafe { sys::napi_get_global(self.env, &mut out) },
-            "get global",
-        )?;
+        napi!(self, "get global", napi_get_global(&mut out))?;
         Ok(out)
     }
 
-    pub fn undefined(self) -> Result<napi_value> {
+    pub fn undefined(&self) -> Result<napi_value> {
         let mut out = ptr::null_mut();
-        check(
-            // SAFETY: the running call's env and its handles (see `Js`); out-pointers are locals.
-            unsafe { sys::napi_get_undefined(self.env, &mut out) },
-            "get undefined",
-        )?;
+        napi!(self, "get undefined", napi_get_undefined(&mut out))?;
         Ok(out)
     }
 
-    /// `object[name]` for a NUL-terminated `name`.
-    pub fn named(self, object: napi_value, name: &std::ffi::CStr) -> Result<napi_value> {
-        let mut out = ptr::null_mut();
-        check(
-            // SAFETY: the running call's env and its handles (see `Js`); out-pointers are locals.
-            unsafe { sys::napi_get_named_property(self.env, object, name.as_ptr(), &mut out) },
-            "property read",
-        )?;
-        Ok(out)
-    }
-
-    pub fn property(self, object: napi_value, key: napi_value) -> Result<napi_value> {
-        let mut out = ptr::null_mut();
-        check(
-            // SAFETY: the running call's env and its handles (see `Js`); out-pointers are locals.
-            unsafe { sys::napi_get_property(self.env, object, key, &mut out) },
-            "property read",
-        )?;
-        Ok(out)
-    }
-
-    pub fn element(self, array: napi_value, index: u32) -> Result<napi_value> {
-        let mut out = ptr::null_mut();
-        check(
-            // SAFETY: the running call's env and its handles (see `Js`); out-pointers are locals.
-            unsafe { sys::napi_get_element(self.env, array, index, &mut out) },
-            "element read",
-        )?;
-        Ok(out)
-    }
-
-    pub fn array_length(self, array: napi_value) -> Result<u32> {
+    pub fn array_length(&self, array: napi_value) -> Result<u32> {
         let mut out = 0;
-        check(
-            // SAFETY: the running call's env and its handles (see `Js`); out-pointers are locals.
-            unsafe { sys::napi_get_array_length(self.env, array, &mut out) },
-            "array length",
-        )?;
+        napi!(self, "array length", napi_get_array_length(array, &mut out))?;
         Ok(out)
     }
 
-    /// Own enumerable string keys, as `Object.keys` lists them.
-    pub fn keys(self, object: napi_value) -> Result<napi_value> {
-        let mut out = ptr::null_mut();
-        check(
-            // SAFETY: the running call's env and its handles (see `Js`); out-pointers are locals.
-            unsafe {
-                sys::napi_get_all_property_names(
-                    self.env,
-                    object,
-                    sys::KeyCollectionMode::own_only,
-                    sys::KeyFilter::enumerable | sys::KeyFilter::skip_symbols,
-                    sys::KeyConversion::numbers_to_strings,
-                    &mut out,
-                )
-            },
-            "Object.keys",
-        )?;
-        Ok(out)
-    }
-
-    pub fn number(self, value: napi_value) -> Result<f64> {
+    pub fn number(&self, value: napi_value) -> Result<f64> {
         let mut out = 0.0;
-        check(
-            // SAFETY: the running call's env and its handles (see `Js`); out-pointers are locals.
-            unsafe { sys::napi_get_value_double(self.env, value, &mut out) },
-            "number read",
-        )?;
+        napi!(self, "number read", napi_get_value_double(value, &mut out))?;
         Ok(out)
     }
 
-    pub fn boolean(self, value: napi_value) -> Result<bool> {
+    pub fn boolean(&self, value: napi_value) -> Result<bool> {
         let mut out = false;
-        check(
-            // SAFETY: the running call's env and its handles (see `Js`); out-pointers are locals.
-            unsafe { sys::napi_get_value_bool(self.env, value, &mut out) },
-            "boolean read",
-        )?;
+        napi!(self, "boolean read", napi_get_value_bool(value, &mut out))?;
         Ok(out)
     }
 
     /// A string's UTF-16 code units, lone surrogates included.
-    pub fn utf16(self, value: napi_value) -> Result<Vec<u16>> {
+    pub fn utf16(&self, value: napi_value) -> Result<Vec<u16>> {
         let mut units = Vec::new();
         self.utf16_append(value, &mut units)?;
         Ok(units)
@@ -223,74 +207,37 @@ impl Js {
 
     /// Appends the code units of `value`, a string whose every code unit is
     /// at most 0xff (the caller knows), one byte each.
-    pub fn latin1_append(self, value: napi_value, bytes: &mut Vec<u8>) -> Result<()> {
+    pub fn latin1_append(&self, value: napi_value, bytes: &mut Vec<u8>) -> Result<()> {
         append_units(bytes, |buffer, size, written| {
-            // SAFETY: the running call's env and its handles (see `Js`); `append_units` passes a
-            // buffer of `size` bytes (or none, with size 0) and a local for `written`.
-            unsafe {
-                sys::napi_get_value_string_latin1(self.env, value, buffer.cast(), size, written)
-            }
+            napi!(
+                self,
+                "string read",
+                napi_get_value_string_latin1(value, buffer.cast(), size, written)
+            )
         })
     }
 
     /// Appends the UTF-16 code units of `value`, a string, lone surrogates included.
-    pub fn utf16_append(self, value: napi_value, units: &mut Vec<u16>) -> Result<()> {
+    pub fn utf16_append(&self, value: napi_value, units: &mut Vec<u16>) -> Result<()> {
         append_units(units, |buffer, size, written| {
-            // SAFETY: as in `latin1_append`, with a buffer of `size` code units.
-            unsafe { sys::napi_get_value_string_utf16(self.env, value, buffer, size, written) }
+            napi!(
+                self,
+                "string read",
+                napi_get_value_string_utf16(value, buffer, size, written)
+            )
         })
     }
 
-    /// The bytes of an `ArrayBuffer`, borrowed: its data pointer and length.
-    ///
-    /// The bytes stay valid while no JavaScript runs: only JavaScript can
-    /// detach or resize the buffer (a detached one has no bytes), and the
-    /// caller makes no calls into it while holding them.
-    pub fn array_buffer(self, value: napi_value) -> Result<(*const u8, usize)> {
-        let mut data = ptr::null_mut();
-        let mut length = 0;
-        // Anything but an ArrayBuffer makes Node-API answer napi_invalid_arg: no separate check.
-        let status =
-            // SAFETY: the running call's env and its handles (see `Js`); out-pointers are locals. A
-            // value that is not an ArrayBuffer gets an error status, checked below.
-            unsafe { sys::napi_get_arraybuffer_info(self.env, value, &mut data, &mut length) };
-        if status != sys::Status::napi_ok {
-            return Err(Error::new(
-                Status::InvalidArg,
-                "repeat-tool-guard: expected an ArrayBuffer".to_owned(),
-            ));
-        }
-        Ok((data.cast_const().cast::<u8>(), length))
-    }
-
     /// A string as UTF-8; only for text known to be well-formed (JSON.stringify output).
-    pub fn utf8(self, value: napi_value) -> Result<String> {
-        let mut len = 0;
-        check(
-            // SAFETY: the running call's env and its handles (see `Js`); out-pointers are locals.
-            unsafe {
-                sys::napi_get_value_string_utf8(self.env, value, ptr::null_mut(), 0, &mut len)
-            },
-            "string read",
-        )?;
-        let mut bytes: Vec<u8> = Vec::with_capacity(len + 1);
-        let mut written = 0;
-        check(
-            // SAFETY: `bytes` has capacity `len + 1`, the size passed; Node-API writes at most
-            // that.
-            unsafe {
-                sys::napi_get_value_string_utf8(
-                    self.env,
-                    value,
-                    bytes.as_mut_ptr().cast(),
-                    len + 1,
-                    &mut written,
-                )
-            },
-            "string read",
-        )?;
-        // SAFETY: Node-API wrote `written` (<= len) bytes into the buffer.
-        unsafe { bytes.set_len(written.min(len)) };
+    pub fn utf8(&self, value: napi_value) -> Result<String> {
+        let mut bytes = Vec::new();
+        append_units(&mut bytes, |buffer: *mut u8, size, written| {
+            napi!(
+                self,
+                "string read",
+                napi_get_value_string_utf8(value, buffer.cast(), size, written)
+            )
+        })?;
         // Node-API emits UTF-8 (lone surrogates become U+FFFD), so this does not fail.
         String::from_utf8(bytes).map_err(|_| {
             Error::new(
@@ -300,80 +247,187 @@ impl Js {
         })
     }
 
-    pub fn string(self, text: &str) -> Result<napi_value> {
+    /// The bytes of an `ArrayBuffer`, borrowed for as long as this `Js` is not
+    /// used to run JavaScript: only JavaScript can detach or resize the buffer
+    /// (a detached one has no bytes).
+    pub fn array_buffer(&self, value: napi_value) -> Result<&[u8]> {
+        let mut data = ptr::null_mut();
+        let mut length = 0;
+        // Anything but an ArrayBuffer makes Node-API answer napi_invalid_arg: no separate check.
+        napi!(
+            self,
+            "ArrayBuffer read",
+            napi_get_arraybuffer_info(value, &mut data, &mut length)
+        )
+        .map_err(|_| {
+            Error::new(
+                Status::InvalidArg,
+                "repeat-tool-guard: expected an ArrayBuffer".to_owned(),
+            )
+        })?;
+        if length == 0 {
+            return Ok(&[]);
+        }
+        // SAFETY: Node-API says `length` bytes lie at `data` (not null for a buffer with bytes),
+        // allocated by V8 or by `crate::memory`, and any byte is a `u8`. They stay there, and no
+        // Rust code writes them, for as long as `self` is borrowed shared: only JavaScript could
+        // detach the buffer or write it, and running JavaScript takes `&mut self`.
+        Ok(unsafe { std::slice::from_raw_parts(data.cast_const().cast::<u8>(), length) })
+    }
+
+    pub fn string(&self, text: &str) -> Result<napi_value> {
         let mut out = ptr::null_mut();
-        check(
-            // SAFETY: the running call's env and its handles (see `Js`); out-pointers are locals.
-            // `text`'s pointer and length describe its bytes, which Node-API copies.
-            unsafe {
-                sys::napi_create_string_utf8(
-                    self.env,
-                    text.as_ptr().cast(),
-                    text.len() as isize,
-                    &mut out,
-                )
-            },
+        // Node-API copies the bytes.
+        napi!(
+            self,
             "string create",
-        )?;
-        Ok(out)
-    }
-
-    pub fn call(
-        self,
-        function: napi_value,
-        this: napi_value,
-        args: &[napi_value],
-    ) -> Result<napi_value> {
-        let mut out = ptr::null_mut();
-        check(
-            // SAFETY: the running call's env and its handles (see `Js`); out-pointers are locals.
-            // `args` is a live slice of handles, passed with its length.
-            unsafe {
-                sys::napi_call_function(
-                    self.env,
-                    this,
-                    function,
-                    args.len(),
-                    args.as_ptr(),
-                    &mut out,
-                )
-            },
-            "call",
-        )?;
-        Ok(out)
-    }
-
-    pub fn construct(self, constructor: napi_value) -> Result<napi_value> {
-        let mut out = ptr::null_mut();
-        check(
-            // SAFETY: the running call's env and its handles (see `Js`); out-pointers are locals.
-            // No arguments: argc 0 with a null argv.
-            unsafe { sys::napi_new_instance(self.env, constructor, 0, ptr::null(), &mut out) },
-            "new",
+            napi_create_string_utf8(text.as_ptr().cast(), text.len() as isize, &mut out)
         )?;
         Ok(out)
     }
 
     /// Takes the pending exception, if any, so the caller can look at it.
-    pub fn take_exception(self) -> Option<napi_value> {
+    pub fn take_exception(&self) -> Option<napi_value> {
         let mut pending = false;
-        // SAFETY: the running call's env and its handles (see `Js`); out-pointers are locals.
-        unsafe { sys::napi_is_exception_pending(self.env, &mut pending) };
+        napi!(
+            self,
+            "exception check",
+            napi_is_exception_pending(&mut pending)
+        )
+        .ok()?;
         if !pending {
             return None;
         }
         let mut out = ptr::null_mut();
-        // SAFETY: the running call's env and its handles (see `Js`); out-pointers are locals.
-        let status = unsafe { sys::napi_get_and_clear_last_exception(self.env, &mut out) };
-        (status == sys::Status::napi_ok).then_some(out)
+        napi!(
+            self,
+            "exception read",
+            napi_get_and_clear_last_exception(&mut out)
+        )
+        .ok()?;
+        Some(out)
     }
 
     /// Throws `error` again and reports it as pending.
-    pub fn rethrow(self, error: napi_value) -> Error {
-        // SAFETY: the running call's env and its handles (see `Js`); out-pointers are locals.
-        // `error` is a handle of this env.
-        unsafe { sys::napi_throw(self.env, error) };
+    pub fn rethrow(&self, error: napi_value) -> Error {
+        // A failure leaves nothing pending; the caller reports an error either way.
+        let _ = napi!(self, "throw", napi_throw(error));
         Error::new(Status::PendingException, "rethrown".to_owned())
+    }
+
+    /// The call's `N` arguments, or an error saying what they should be.
+    pub fn args<const N: usize>(
+        &self,
+        info: napi_callback_info,
+        expected: &str,
+    ) -> Result<[napi_value; N]> {
+        let mut argc = N;
+        let mut argv = [ptr::null_mut(); N];
+        // `argv` has room for `argc` (N) handles.
+        let read = napi!(
+            self,
+            "arguments",
+            napi_get_cb_info(
+                info,
+                &mut argc,
+                argv.as_mut_ptr(),
+                ptr::null_mut(),
+                ptr::null_mut(),
+            )
+        );
+        if read.is_err() || argc < N {
+            return Err(Error::new(
+                Status::InvalidArg,
+                format!("repeat-tool-guard: {expected}"),
+            ));
+        }
+        Ok(argv)
+    }
+}
+
+/// Calls that may run JavaScript (a getter, a proxy's trap, a function): they
+/// take the `Js` mutably, so no borrowed bytes outlive into them.
+impl Js<'_> {
+    /// `object[name]` for a NUL-terminated `name`.
+    pub fn named(&mut self, object: napi_value, name: &std::ffi::CStr) -> Result<napi_value> {
+        let mut out = ptr::null_mut();
+        napi!(
+            self,
+            "property read",
+            napi_get_named_property(object, name.as_ptr(), &mut out)
+        )?;
+        Ok(out)
+    }
+
+    /// `object[names[0]][names[1]]…`, read in that order.
+    pub fn path(&mut self, object: napi_value, names: &[&std::ffi::CStr]) -> Result<napi_value> {
+        names
+            .iter()
+            .try_fold(object, |object, name| self.named(object, name))
+    }
+
+    pub fn property(&mut self, object: napi_value, key: napi_value) -> Result<napi_value> {
+        let mut out = ptr::null_mut();
+        napi!(
+            self,
+            "property read",
+            napi_get_property(object, key, &mut out)
+        )?;
+        Ok(out)
+    }
+
+    pub fn element(&mut self, array: napi_value, index: u32) -> Result<napi_value> {
+        let mut out = ptr::null_mut();
+        napi!(
+            self,
+            "element read",
+            napi_get_element(array, index, &mut out)
+        )?;
+        Ok(out)
+    }
+
+    /// Own enumerable string keys, as `Object.keys` lists them.
+    pub fn keys(&mut self, object: napi_value) -> Result<napi_value> {
+        let mut out = ptr::null_mut();
+        napi!(
+            self,
+            "Object.keys",
+            napi_get_all_property_names(
+                object,
+                sys::KeyCollectionMode::own_only,
+                sys::KeyFilter::enumerable | sys::KeyFilter::skip_symbols,
+                sys::KeyConversion::numbers_to_strings,
+                &mut out,
+            )
+        )?;
+        Ok(out)
+    }
+
+    pub fn call(
+        &mut self,
+        function: napi_value,
+        this: napi_value,
+        args: &[napi_value],
+    ) -> Result<napi_value> {
+        let mut out = ptr::null_mut();
+        // `args` is a live slice of handles, passed with its length.
+        napi!(
+            self,
+            "call",
+            napi_call_function(this, function, args.len(), args.as_ptr(), &mut out)
+        )?;
+        Ok(out)
+    }
+
+    pub fn construct(&mut self, constructor: napi_value) -> Result<napi_value> {
+        let mut out = ptr::null_mut();
+        // No arguments: argc 0 with a null argv.
+        napi!(
+            self,
+            "new",
+            napi_new_instance(constructor, 0, ptr::null(), &mut out)
+        )?;
+        Ok(out)
     }
 }
 
@@ -385,30 +439,33 @@ pub enum ErrorClass {
     RangeError,
 }
 
-impl Js {
+impl Js<'_> {
     /// Throws a new `Error`, `TypeError` or `RangeError` with `message` and reports it as pending.
-    pub fn throw(self, class: ErrorClass, message: &str) -> Error {
+    pub fn throw(&self, class: ErrorClass, message: &str) -> Error {
         let thrown = (|| -> Result<()> {
             let text = self.string(message)?;
             let mut error = ptr::null_mut();
-            let status = match class {
-                // SAFETY: `self.env` is the live env (see `Js`) and `text` a string handle of it;
-                // `error` is a local.
-                ErrorClass::Error => unsafe {
-                    sys::napi_create_error(self.env, ptr::null_mut(), text, &mut error)
-                },
-                // SAFETY: as above.
-                ErrorClass::TypeError => unsafe {
-                    sys::napi_create_type_error(self.env, ptr::null_mut(), text, &mut error)
-                },
-                // SAFETY: as above.
-                ErrorClass::RangeError => unsafe {
-                    sys::napi_create_range_error(self.env, ptr::null_mut(), text, &mut error)
-                },
-            };
-            check(status, "error create")?;
-            // SAFETY: `self.env` is the live env and `error` the handle just created.
-            check(unsafe { sys::napi_throw(self.env, error) }, "throw")
+            let code = ptr::null_mut();
+            match class {
+                ErrorClass::Error => {
+                    napi!(
+                        self,
+                        "error create",
+                        napi_create_error(code, text, &mut error)
+                    )
+                }
+                ErrorClass::TypeError => napi!(
+                    self,
+                    "error create",
+                    napi_create_type_error(code, text, &mut error)
+                ),
+                ErrorClass::RangeError => napi!(
+                    self,
+                    "error create",
+                    napi_create_range_error(code, text, &mut error)
+                ),
+            }?;
+            napi!(self, "throw", napi_throw(error))
         })();
         match thrown {
             Ok(()) => Error::new(Status::PendingException, message.to_owned()),
@@ -418,13 +475,13 @@ impl Js {
 
     /// Whether a caught exception is V8 running out of stack (a `RangeError`
     /// about the call stack), rather than, say, a string grown too long.
-    pub fn is_stack_overflow(self, error: napi_value) -> bool {
-        let read = |name: &std::ffi::CStr| {
-            self.named(error, name)
-                .and_then(|value| match self.kind(value)? {
-                    Kind::String => self.utf8(value),
-                    _ => Ok(String::new()),
-                })
+    pub fn is_stack_overflow(&mut self, error: napi_value) -> bool {
+        let mut read = |name: &std::ffi::CStr| {
+            let value = self.named(error, name)?;
+            match self.kind(value)? {
+                Kind::String => self.utf8(value),
+                _ => Ok(String::new()),
+            }
         };
         let (name, message) = (read(c"name"), read(c"message"));
         // Reading them cannot leave an exception behind that the caller did not expect.
@@ -436,7 +493,7 @@ impl Js {
 
 /// What a hot-path function returns to JavaScript: the value, or `undefined`
 /// with the error thrown.
-pub(crate) fn answer(js: Js, result: Result<napi_value>) -> napi_value {
+pub(crate) fn answer(js: &Js, result: Result<napi_value>) -> napi_value {
     match result {
         Ok(value) => value,
         Err(error) => {
@@ -446,33 +503,4 @@ pub(crate) fn answer(js: Js, result: Result<napi_value>) -> napi_value {
             ptr::null_mut()
         }
     }
-}
-
-/// The call's `N` arguments, or an error saying what they should be.
-pub(crate) fn read_args<const N: usize>(
-    js: Js,
-    info: napi_callback_info,
-    expected: &str,
-) -> Result<[napi_value; N]> {
-    let mut argc = N;
-    let mut argv = [ptr::null_mut(); N];
-    // SAFETY: `js.env` and `info` are the running callback's; `argv` has room for `argc` (N)
-    // handles.
-    let status = unsafe {
-        sys::napi_get_cb_info(
-            js.env,
-            info,
-            &mut argc,
-            argv.as_mut_ptr(),
-            ptr::null_mut(),
-            ptr::null_mut(),
-        )
-    };
-    if status != sys::Status::napi_ok || argc < N {
-        return Err(Error::new(
-            Status::InvalidArg,
-            format!("repeat-tool-guard: {expected}"),
-        ));
-    }
-    Ok(argv)
 }

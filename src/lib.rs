@@ -82,7 +82,7 @@ impl RepeatToolGuard {
             return Ok(None);
         }
         // Reading may run JavaScript (toJSON, getters): done before the guard is borrowed.
-        let text = arguments::read(Js { env: env.raw() }, args.raw())?;
+        let text = arguments::read(&mut Js::new(&env), args.raw())?;
         let result = match result {
             Some(value) if same_result_only => {
                 result::read(env, value).map_err(|f| map_error(env, f))?
@@ -247,7 +247,7 @@ pub fn register_hot_path(mut exports: Object) -> Result<()> {
 /// function, a symbol), a `BigInt` or a cycle: a `TypeError`.
 #[napi(ts_args_type = "args: unknown")]
 pub fn canonicalize(env: Env, args: Unknown) -> Result<String> {
-    let text = arguments::read(Js { env: env.raw() }, args.raw())?;
+    let text = arguments::read(&mut Js::new(&env), args.raw())?;
     let mut out = String::new();
     text.as_arguments()
         .write_canonical(&mut out)

@@ -5,74 +5,68 @@
 //! arguments and the buffer's bytes (`napi_get_cb_info`,
 //! `napi_get_arraybuffer_info`), about a twentieth of a small call.
 //!
-//! One memory per thread is current (the registry's table holds it); a new
-//! one replaces it, and the replaced one's header says it is no longer
-//! current, so a second copy of `encode.js` in the same thread (a test
-//! runner's isolated module graph) hands its own buffer to
-//! `__observeEncoded` instead. Each memory is shared by the table and the
-//! `ArrayBuffer` (an `Arc`, whose last owner frees it): neither JavaScript
-//! dropping the buffer nor Rust replacing it can leave the other with freed
-//! bytes. Runtimes that refuse external buffers get none, and `encode.js`
-//! allocates its own.
+//! One memory per thread is current (a thread-local holds it); a new one
+//! replaces it, and the replaced one's header says it is no longer current,
+//! so a second copy of `encode.js` in the same thread (a test runner's
+//! isolated module graph) hands its own buffer to `__observeEncoded`
+//! instead. Each memory is shared by the thread-local and the `ArrayBuffer`
+//! (an `Rc`, whose last owner frees it; both live on the thread that made
+//! it): neither JavaScript dropping the buffer nor Rust replacing it can leave
+//! the other with freed bytes. Runtimes that refuse external buffers get none,
+//! and `encode.js` allocates its own.
 
-use std::alloc::{self, Layout};
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::ffi::c_void;
-use std::ptr::{self, NonNull};
-use std::sync::Arc;
+use std::ptr;
+use std::rc::Rc;
 
 use napi::sys::{self, napi_callback_info, napi_env, napi_value};
 use napi::{Error, Result, Status};
 
-use crate::js::{answer, read_args, Js};
+use crate::js::{answer, Js};
 use crate::wire::{whole, CURRENT, HEADER};
 
-/// Zeroed bytes (8-aligned, as the header's `f64`s need) that JavaScript
-/// writes through its buffer between calls and Rust reads during them.
+/// Zeroed words (8-aligned, as the header's `f64`s need) that JavaScript
+/// writes through its buffer between calls and Rust reads during them. In
+/// cells: JavaScript writes them while Rust holds the memory.
 pub(crate) struct Memory {
-    bytes: NonNull<u8>,
-    layout: Layout,
+    words: Box<[Cell<u64>]>,
 }
 
-// SAFETY: plain bytes with no references into them between calls; JavaScript
-// writes them on its own thread, and Rust reads them only inside a call from
-// that thread, while no JavaScript runs.
-unsafe impl Send for Memory {}
-// SAFETY: as for `Send`: every access happens on the thread that made the memory.
-unsafe impl Sync for Memory {}
-
 impl Memory {
-    /// `len` zeroed bytes (0 < `len`); `None` when they cannot be had.
+    /// At least `len` zeroed bytes, a whole number of words; `None` when they cannot be had.
     fn zeroed(len: usize) -> Option<Self> {
-        let layout = Layout::from_size_align(len, 8).ok()?;
-        // SAFETY: the layout is not empty (callers ask for at least the header).
-        let bytes = NonNull::new(unsafe { alloc::alloc_zeroed(layout) })?;
-        Some(Memory { bytes, layout })
+        let count = len.div_ceil(8);
+        let mut words = Vec::new();
+        words.try_reserve_exact(count).ok()?;
+        words.resize_with(count, || Cell::new(0));
+        Some(Memory {
+            words: words.into_boxed_slice(),
+        })
     }
 
-    /// The bytes' address and length.
-    pub(crate) fn bytes(&self) -> (*const u8, usize) {
-        (self.bytes.as_ptr().cast_const(), self.layout.size())
+    /// A copy of the header, as `encode.js` last wrote it.
+    pub(crate) fn header(&self) -> Option<[f64; HEADER]> {
+        let words = self.words.first_chunk::<HEADER>()?;
+        Some(words.each_ref().map(|word| f64::from_bits(word.get())))
+    }
+
+    /// The bytes, borrowed while `js` runs no JavaScript (which takes it `&mut`).
+    pub(crate) fn bytes<'a>(&'a self, _js: &'a Js<'_>) -> &'a [u8] {
+        // SAFETY: the words' bytes, `u64`s in `Cell`s, which have their layout: initialized and
+        // any byte a `u8`. Nothing writes them while the slice lives: JavaScript writes them only
+        // when it runs, which takes `js` mutably; Rust writes only `set_current`'s slot, called
+        // from `__callMemory`, which only JavaScript calls.
+        unsafe {
+            std::slice::from_raw_parts(self.words.as_ptr().cast::<u8>(), self.words.len() * 8)
+        }
     }
 
     /// Marks this memory current or not, in the header slot `encode.js` reads.
-    pub(crate) fn set_current(&self, current: bool) {
-        // SAFETY: the header lies within the bytes, 8-aligned, and no JavaScript runs during a
-        // call.
-        unsafe {
-            self.bytes
-                .as_ptr()
-                .cast::<f64>()
-                .add(CURRENT)
-                .write(if current { 1.0 } else { 0.0 });
+    fn set_current(&self, current: bool) {
+        if let Some(word) = self.words.get(CURRENT) {
+            word.set(f64::to_bits(if current { 1.0 } else { 0.0 }));
         }
-    }
-}
-
-impl Drop for Memory {
-    fn drop(&mut self) {
-        // SAFETY: allocated by `zeroed` with this layout, freed once, by its last owner.
-        unsafe { alloc::dealloc(self.bytes.as_ptr(), self.layout) };
     }
 }
 
@@ -83,12 +77,14 @@ const MAX_BYTES: usize = 1 << 28;
 /// header), as an `ArrayBuffer`; `undefined` where external buffers are not
 /// allowed.
 pub unsafe extern "C" fn create(env: napi_env, info: napi_callback_info) -> napi_value {
-    let js = Js { env };
-    answer(js, create_buffer(js, info))
+    // SAFETY: `env` is what Node-API called `__callMemory` with; `js` is a local, dropped when
+    // this returns.
+    let js = unsafe { Js::from_callback(env) };
+    answer(&js, create_buffer(&js, info))
 }
 
-fn create_buffer(js: Js, info: napi_callback_info) -> Result<napi_value> {
-    let [bytes] = read_args::<1>(js, info, "__callMemory takes the byte length")?;
+fn create_buffer(js: &Js, info: napi_callback_info) -> Result<napi_value> {
+    let [bytes] = js.args::<1>(info, "__callMemory takes the byte length")?;
     let bytes = whole(js.number(bytes)?, "memory size")?;
     if !(HEADER * 8..=MAX_BYTES).contains(&bytes) {
         return Err(Error::new(
@@ -101,21 +97,23 @@ fn create_buffer(js: Js, info: napi_callback_info) -> Result<napi_value> {
     if cfg!(target_family = "wasm") {
         return Ok(ptr::null_mut());
     }
-    let memory = Arc::new(Memory::zeroed(bytes).ok_or_else(|| {
+    let memory = Rc::new(Memory::zeroed(bytes).ok_or_else(|| {
         Error::new(
             Status::GenericFailure,
             "repeat-tool-guard: out of memory for the call memory".to_owned(),
         )
     })?);
     // The buffer's share, released by its finalizer.
-    let share = Box::into_raw(Box::new(Arc::clone(&memory)));
+    let share = Box::into_raw(Box::new(Rc::clone(&memory)));
     let mut buffer = ptr::null_mut();
-    // SAFETY: `js.env` is the env of the call now running. The bytes stay allocated while the
-    // buffer lives: `share` keeps the memory's `Arc` alive until the buffer's finalizer drops it.
+    // SAFETY: `js`'s env is the running call's. The `bytes` bytes at the words' address (no more
+    // than the words hold) stay allocated while the buffer lives: `share` keeps the memory's `Rc`
+    // alive until the buffer's finalizer drops it, on this thread, the env's. JavaScript may write
+    // them: they are `Cell`s.
     let status = unsafe {
         sys::napi_create_external_arraybuffer(
-            js.env,
-            memory.bytes.as_ptr().cast::<c_void>(),
+            js.raw(),
+            memory.words.as_ptr().cast_mut().cast::<c_void>(),
             bytes,
             Some(drop_share),
             share.cast::<c_void>(),
@@ -123,7 +121,7 @@ fn create_buffer(js: Js, info: napi_callback_info) -> Result<napi_value> {
         )
     };
     if status != sys::Status::napi_ok {
-        // SAFETY: not handed to the buffer; still ours.
+        // SAFETY: `share` came from `Box::into_raw` above and, the buffer not made, is still ours.
         drop(unsafe { Box::from_raw(share) });
         // `undefined`: encode.js allocates its own buffers.
         return Ok(ptr::null_mut());
@@ -133,18 +131,19 @@ fn create_buffer(js: Js, info: napi_callback_info) -> Result<napi_value> {
 }
 
 unsafe extern "C" fn drop_share(_env: napi_env, _data: *mut c_void, share: *mut c_void) {
-    // SAFETY: the `Box<Arc<Memory>>` that `create_buffer` handed this buffer, dropped once.
-    drop(unsafe { Box::from_raw(share.cast::<Arc<Memory>>()) });
+    // SAFETY: the `Box<Rc<Memory>>` that `create_buffer` handed this buffer, which Node-API
+    // finalizes once, on the env's thread, where the `Rc` was made.
+    drop(unsafe { Box::from_raw(share.cast::<Rc<Memory>>()) });
 }
 
 thread_local! {
     /// The thread's current call memory: the one `__observeMemory()` reads.
-    static CURRENT_MEMORY: RefCell<Option<Arc<Memory>>> = const { RefCell::new(None) };
+    static CURRENT_MEMORY: RefCell<Option<Rc<Memory>>> = const { RefCell::new(None) };
 }
 
 /// Makes `memory` the thread's current call memory, and marks it so; the one
 /// it replaces is marked not current.
-pub fn set_current(memory: Arc<Memory>) {
+fn set_current(memory: Rc<Memory>) {
     // Fails only while the thread is shutting down, or from a getter run during a call: then
     // the memory is not current, and encode.js hands its buffer to `__observeEncoded`.
     let _ = CURRENT_MEMORY.try_with(|current| {
@@ -157,13 +156,10 @@ pub fn set_current(memory: Arc<Memory>) {
     });
 }
 
-/// The current call memory's bytes: valid until the next `set_current`, which only JavaScript causes.
-pub fn current() -> Option<(*const u8, usize)> {
+/// `f` of the current call memory, or `None` when there is none.
+pub fn with_current<R>(f: impl FnOnce(&Memory) -> R) -> Option<R> {
     CURRENT_MEMORY
-        .try_with(|current| {
-            let current = current.try_borrow().ok()?;
-            current.as_ref().map(|memory| memory.bytes())
-        })
+        .try_with(|current| Some(f(current.try_borrow().ok()?.as_ref()?)))
         .ok()
         .flatten()
 }

@@ -26,8 +26,5 @@ pub fn read(env: Env, result: Unknown) -> Result<Option<ArgumentsText>, Failure>
     let mut comparable = Object::new(&env)?;
     comparable.set_c_named_property(c"content", content)?;
     comparable.set_c_named_property(c"isError", is_error)?;
-    Ok(Some(arguments::read(
-        Js { env: env.raw() },
-        comparable.raw(),
-    )?))
+    Ok(Some(arguments::read(&mut Js::new(&env), comparable.raw())?))
 }

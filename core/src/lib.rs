@@ -22,6 +22,9 @@
 //!   The opt-in features (cycles, overrides, `sameResultOnly`, `repeatEvery`,
 //!   `ignoreArguments`, `similar`) stay off the reference's path unless configured.
 
+// Everything here is safe Rust: the binding alone talks to Node-API.
+#![forbid(unsafe_code)]
+
 mod canonical;
 mod chains;
 mod compare;
@@ -40,6 +43,8 @@ mod number;
 mod options;
 mod overrides;
 mod patterns;
+#[cfg(test)]
+mod profile;
 mod read;
 mod reminders;
 mod similar;

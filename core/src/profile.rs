@@ -1,0 +1,138 @@
+//! Where a new call's time goes in the core, stage by stage: what
+//! `benchmark/profile.mjs` prints beside the JavaScript side's stages. It
+//! reads the transport of calls `encode.js` wrote (the file named by
+//! `PROFILE_CALLS`: per call a little-endian `u32` length, then the
+//! arguments' bytes) and times, over them in turn, each stage added to the
+//! ones before: the transport read onto the tape, the walk in canonical
+//! order (a visitor that does nothing), the digester writing the key form
+//! (and hashing it when long), and `Guard::observe` (the memo and the
+//! chain). `PROFILE_ROUNDS` rounds (15) after one that warms up; the medians.
+//! Ignored by `cargo test`; `benchmark/profile.mjs` runs it.
+
+use std::hint::black_box;
+use std::time::Instant;
+
+use crate::digest::digest_form;
+use crate::key_order::Key;
+use crate::read::Scratch;
+use crate::tape::Tape;
+use crate::value::{Scalar, Visitor};
+use crate::{transport, Arguments, Call, Guard, GuardConfig, Pieces, RawConfig};
+
+/// Counts what the walk meets, so that it is not optimized away.
+#[derive(Default)]
+struct Count(usize);
+
+impl Visitor for Count {
+    fn scalar(&mut self, _value: Scalar<'_>) {
+        self.0 += 1;
+    }
+    fn open_array(&mut self) {}
+    fn close_array(&mut self) {}
+    fn open_object(&mut self) {}
+    fn close_object(&mut self) {}
+    fn element_separator(&mut self) {}
+    fn key(&mut self, _key: &Key<'_>, _first: bool) {
+        self.0 += 1;
+    }
+}
+
+fn read_calls(path: &str) -> Vec<Vec<u8>> {
+    let file = std::fs::read(path).expect("PROFILE_CALLS names a readable file");
+    let mut calls = Vec::new();
+    let mut rest = &file[..];
+    while let Some((length, tail)) = rest.split_first_chunk::<4>() {
+        let length = u32::from_le_bytes(*length) as usize;
+        calls.push(tail[..length].to_vec());
+        rest = &tail[length..];
+    }
+    calls
+}
+
+const TOOL: &[u16] = &[0x67, 0x72, 0x65, 0x70];
+const AGENT: &[u16] = &[0x61];
+
+fn transport(bytes: &[u8]) -> Arguments<'_> {
+    Arguments::Transport {
+        bytes,
+        pieces: Pieces::NONE,
+    }
+}
+
+/// Mean ns per call of `stage` run on every call in turn, `passes` times.
+fn time(calls: &[Vec<u8>], passes: usize, mut stage: impl FnMut(&[u8])) -> f64 {
+    let start = Instant::now();
+    for _ in 0..passes {
+        for call in calls {
+            stage(call);
+        }
+    }
+    start.elapsed().as_nanos() as f64 / (passes * calls.len()) as f64
+}
+
+#[test]
+#[ignore = "a measurement: benchmark/profile.mjs runs it"]
+fn stages_of_a_new_call() {
+    let path = std::env::var("PROFILE_CALLS").expect("PROFILE_CALLS names the calls' file");
+    let calls = read_calls(&path);
+    let bytes: usize = calls.iter().map(Vec::len).sum();
+    let passes = (2_000_000 / bytes.max(1)).clamp(1, 10_000);
+    let rounds: usize = std::env::var("PROFILE_ROUNDS")
+        .map_or(Ok(15), |r| r.parse())
+        .unwrap();
+    let (mut tokens, mut open) = (Vec::new(), Vec::new());
+    let (mut frames, mut members, mut decoded) = (Vec::new(), Vec::new(), Vec::new());
+    let mut scratch = Scratch::default();
+    let mut guard = Guard::new(GuardConfig::from_raw(&RawConfig::default()).unwrap());
+    let mut stages: [Vec<f64>; 5] = Default::default();
+    for round in 0..=rounds {
+        let times = [
+            time(&calls, passes, |bytes| {
+                transport::parse(bytes, (0, 0), &mut tokens, &mut open).unwrap();
+                black_box(&tokens);
+            }),
+            time(&calls, passes, |bytes| {
+                transport::parse(bytes, (0, 0), &mut tokens, &mut open).unwrap();
+                let tape = Tape {
+                    text: "",
+                    bytes,
+                    pieces: Pieces::NONE,
+                    tokens: &tokens,
+                };
+                let mut count = Count::default();
+                tape.walk(&mut frames, &mut members, &mut decoded, &mut count);
+                black_box(count.0);
+            }),
+            time(&calls, passes, |bytes| {
+                black_box(digest_form(TOOL, transport(bytes), &mut scratch, &[]).unwrap());
+                scratch.trim();
+            }),
+            time(&calls, passes, |bytes| {
+                black_box(blake3::hash(bytes));
+            }),
+            time(&calls, passes, |bytes| {
+                let call = Call::new(AGENT, TOOL, transport(bytes)).known_tracked();
+                black_box(guard.observe(call).unwrap());
+            }),
+        ];
+        // The first round warms up.
+        if round == 0 {
+            continue;
+        }
+        for (stage, time) in stages.iter_mut().zip(times) {
+            stage.push(time);
+        }
+    }
+    let names = ["read", "read+order", "read+order+form", "hash", "observe"];
+    let medians = stages.map(|mut times| {
+        times.sort_by(f64::total_cmp);
+        times[times.len() / 2]
+    });
+    let line: Vec<String> = names
+        .iter()
+        .zip(medians)
+        .map(|(name, ns)| format!("{name}={ns:.1}"))
+        .collect();
+    // One line for benchmark/profile.mjs to read.
+    println!("PROFILE {} {}", bytes / calls.len(), line.join(" "));
+}

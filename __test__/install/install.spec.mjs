@@ -176,17 +176,18 @@ export function install(ctx: Context): RepeatToolGuard | undefined {
 const guard = new RepeatToolGuard({ thresholds: [3, 5] })
 const reminder = guard.observe('agent-1', 'grep', { q: 'x' })
 if (reminder) {
-  const tier: 'gentle' | 'detailed' | 'cycle' = reminder.tier
+  const tier: 'gentle' | 'detailed' | 'cycle' | 'similar' = reminder.tier
   const text: string = reminder.text
   const count: number = reminder.count
   const block: string[] | undefined = reminder.tools
   console.log(tier, text, count, block)
 }
 // The opt-in keys, a result for sameResultOnly, stats() and the reminder event.
-const optIn: Config = { cycles: { maxPeriod: 3, repeats: 3 }, sameResultOnly: true, overrides: [{ tools: ['poll_*'], thresholds: [6, 10] }], repeatEvery: 4 }
+const optIn: Config = { cycles: { maxPeriod: 3, repeats: 3 }, sameResultOnly: true, overrides: [{ tools: ['poll_*'], thresholds: [6, 10] }], repeatEvery: 4, ignoreArguments: [{ tools: ['*'], keys: ['task_progress', 'meta.id'] }], similar: { minCalls: 4 }, resume: true }
 const featured = new RepeatToolGuard(optIn)
 featured.observe('agent-1', 'poll_status', {}, { content: [{ type: 'text', text: 'done' }], isError: false })
-const stats: { observed: number, reminders: number, gentle: number, detailed: number, cycle: number } = featured.stats()
+featured.restore('agent-1', 'poll_status', {}, null)
+const stats: { observed: number, reminders: number, gentle: number, detailed: number, cycle: number, similar: number } = featured.stats()
 console.log(stats, REMINDER_EVENT)
 export function listen(ctx: Context): void {
   ctx.on('repeat-tool-guard/reminder', (event) => {
@@ -200,6 +201,8 @@ guard.reset('agent-1')
 guard.dispose('agent-1')
 const canonical: string = canonicalize({ b: 1, a: [2] })
 console.log(pluginName, canonical, Config)
+// @ts-expect-error similarity is a number
+new RepeatToolGuard({ similar: { similarity: '0.9' } })
 // @ts-expect-error thresholds are numbers
 new RepeatToolGuard({ thresholds: ['3'] })
 // @ts-expect-error no such export

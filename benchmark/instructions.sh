@@ -2,6 +2,7 @@
 # Instructions per __observeEncoded call (benchmark/instructions.mjs) under valgrind's callgrind,
 # for this tree or the built checkout given as $1: independent of the load, unlike timings on a shared
 # machine (V8's compilation and collections still move it by a few hundred from run to run).
+# INSTRUCTIONS_CALLS=new counts calls that are each new, JavaScript walk included (instructions.mjs).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 dir=$(realpath "${1:-.}")

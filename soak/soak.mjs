@@ -20,7 +20,7 @@ const LIMIT_MB_PER_MIN = 1
 // memory grows until every agent has been re-created at least once (each lives at most three
 // turns), so the warm-up is at least 20% of the run and at least WARM_ROUNDS rounds in every lane.
 const warmUp = Math.min(120, Math.max(15, seconds * 0.2))
-const WARM_ROUNDS = 4
+const WARM_ROUNDS = 3
 const MB = 2 ** 20
 
 for (const [name, value] of Object.entries({ SOAK_S: seconds, SOAK_SEED: seed, SOAK_AGENTS: agents, SOAK_WORKERS: workers })) {

@@ -2,7 +2,8 @@
 // beside the reference, and memory against a baseline without the guard. Two processes run the same
 // seeded script at once: `guard` (the reference and this plugin in their contexts) and `baseline`
 // (the same contexts without this plugin). Prints the seed, progress, figures and one `ok: soak` or
-// `not ok: soak` line per check; exits 1 on any failure. docs/TESTING.md describes it.
+// `not ok: soak` line per check (a `skip: soak` line for a check the run is too short for); exits 1
+// on any failure. docs/TESTING.md describes it.
 // SOAK_S seconds (300), SOAK_SEED (random), SOAK_AGENTS in all (200, shared out among the lanes), SOAK_WORKERS (4),
 // SOAK_PLANT=drop|leak plants a fault to show the soak catching it; SOAK_SAMPLES=file keeps the samples.
 import { spawn } from 'node:child_process'
@@ -16,6 +17,7 @@ const workers = Number(process.env.SOAK_WORKERS ?? 4)
 const plant = process.env.SOAK_PLANT ?? ''
 const LIMIT_MB = 16
 const LIMIT_MB_PER_MIN = 1
+const RATE_MIN_MINUTES = 1
 // Memory is compared past a warm-up: the harness, the addon and V8 settle first. The harness's own
 // memory grows until every agent has been re-created at least once (each lives at most three
 // turns), so the warm-up is at least 20% of the run and at least WARM_ROUNDS rounds in every lane.
@@ -104,7 +106,10 @@ if (ours && theirs) {
   const mb = (x) => `${x >= 0 ? '+' : ''}${x.toFixed(1)} MB`
   console.log(`soak: RSS past the warm-up (${warmUp} s and ${WARM_ROUNDS} rounds in every lane) (after forced GCs): guard ${ours.from.toFixed(1)} -> ${ours.to.toFixed(1)} MB (${mb(ours.growth)}, ${ours.perMin.toFixed(2)} MB/min, ${ours.samples} samples over ${ours.minutes.toFixed(1)} min); baseline ${theirs.from.toFixed(1)} -> ${theirs.to.toFixed(1)} MB (${mb(theirs.growth)}, ${theirs.perMin.toFixed(2)} MB/min)`)
   check(share <= LIMIT_MB, `the guard's share of RSS growth is ${mb(share)} (at most ${LIMIT_MB} MB)`)
-  check(rate <= LIMIT_MB_PER_MIN, `the guard's share of RSS growth rate is ${rate.toFixed(2)} MB/min (at most ${LIMIT_MB_PER_MIN} MB/min)`)
+  // A rate over less than a minute of samples is mostly the noise of two young processes' heaps
+  // (several MB/min either way): it is printed, and judged only over a longer window.
+  if (ours.minutes >= RATE_MIN_MINUTES) check(rate <= LIMIT_MB_PER_MIN, `the guard's share of RSS growth rate is ${rate.toFixed(2)} MB/min (at most ${LIMIT_MB_PER_MIN} MB/min)`)
+  else console.log(`skip: soak: the guard's share of RSS growth rate is ${rate.toFixed(2)} MB/min, not judged: ${ours.minutes.toFixed(1)} min of samples past the warm-up, fewer than ${RATE_MIN_MINUTES} (a longer SOAK_S)`)
 } else {
   check(false, 'too few memory samples past the warm-up to compare (a longer SOAK_S?)')
 }

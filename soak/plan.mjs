@@ -98,8 +98,9 @@ export function planTurn(next, agent, { gate = false, subagents = true, proto = 
   const own = steps.map((step) => step.map(({ tool, json, output }) => ({ tool, json, output, fault: null })))
   const plan = { kind: next() < 0.3 ? 'user' : 'plugin', recreate, steps: own, end: 'say', sub: null }
   const calls = own.flat()
-  // A call whose arguments are not an object fails validation before the tool and the
-  // post-execute listeners run: a gate or a hang needs arguments that are one.
+  // A call whose arguments are not an object fails validation before the tool runs (its error
+  // result still goes through tools/post-execute): a hanging tool needs arguments that are one.
+  // The gate and the hanging listener get the same, so that each stops where it is meant to.
   if (gate) {
     Object.assign(pick(next, own)[0], { fault: 'gate', json: '{"q":"gate"}' })
     return plan

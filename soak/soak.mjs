@@ -18,11 +18,12 @@ const plant = process.env.SOAK_PLANT ?? ''
 const LIMIT_MB = 16
 const LIMIT_MB_PER_MIN = 1
 const RATE_MIN_MINUTES = 1
-// Memory is compared past a warm-up: the harness, the addon and V8 settle first. The harness's own
-// memory grows until every agent has been re-created at least once (each lives at most three
-// turns), so the warm-up is at least 20% of the run and at least WARM_ROUNDS rounds in every lane.
-const warmUp = Math.min(120, Math.max(15, seconds * 0.2))
-const WARM_ROUNDS = 3
+// Memory is compared past a warm-up: the harness, the addon and V8 settle first. Both processes'
+// RSS climbs for the first four or five rounds (every agent re-created at least once: each lives at
+// most three turns) and then flattens, so the warm-up is 40% of the run (at least 15 s, at most
+// 10 minutes) and at least WARM_ROUNDS rounds in every lane.
+const warmUp = Math.min(600, Math.max(15, seconds * 0.4))
+const WARM_ROUNDS = 5
 const MB = 2 ** 20
 
 for (const [name, value] of Object.entries({ SOAK_S: seconds, SOAK_SEED: seed, SOAK_AGENTS: agents, SOAK_WORKERS: workers })) {
@@ -62,7 +63,8 @@ const median = (values) => values.toSorted((a, b) => a - b)[Math.floor(values.le
 
 /** RSS growth past the warm-up (median of the last three samples less that of the first three) and its least-squares slope. */
 function growthOf(samples) {
-  const past = samples.filter((s) => s.t >= warmUp && s.rounds >= WARM_ROUNDS)
+  // Up to the deadline: after it the lanes finish their last round, dispose everything and end.
+  const past = samples.filter((s) => s.t >= warmUp && s.rounds >= WARM_ROUNDS && s.t <= seconds)
   if (past.length < 6) return null
   const growth = (median(past.slice(-3).map((s) => s.rss)) - median(past.slice(0, 3).map((s) => s.rss))) / MB
   const mt = past.reduce((a, s) => a + s.t, 0) / past.length

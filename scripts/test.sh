@@ -19,7 +19,7 @@
 #   (default: node_modules' Node 26), or "skip" (CI's jobs each test only the Node they set up).
 # TEST_WASI=skip leaves the WASI stages out.
 # The soak stage (after the native suites; not in the WASI-only run) runs soak/soak.mjs on the
-#   harness Node with SOAK_S=60 and SOAK_AGENTS=50 unless they are set.
+#   harness Node with SOAK_S=60 and SOAK_AGENTS=25 unless they are set.
 # NAPI_RS_FORCE_WASI=1 (`npm run test:wasi`; also true or error): the WASI stages only, with the
 #   addon and harness suites on TEST_EXTRA_NODE too; cargo test, fuzzing and the native suites are
 #   left out.
@@ -172,8 +172,8 @@ soak_stage() {
     echo "== soak skipped (TEST_HARNESS_NODE=skip): it needs Node >= 22.19"
     return
   fi
-  stage "soak (${SOAK_S:-60} s, ${SOAK_AGENTS:-50} agents; the real loop under load and faults)"
-  SOAK_S="${SOAK_S:-60}" SOAK_AGENTS="${SOAK_AGENTS:-50}" "$NODE_HARNESS" soak/soak.mjs 2>&1 | tee "$log/soak"
+  stage "soak (${SOAK_S:-60} s, ${SOAK_AGENTS:-25} agents; the real loop under load and faults)"
+  SOAK_S="${SOAK_S:-60}" SOAK_AGENTS="${SOAK_AGENTS:-25}" "$NODE_HARNESS" soak/soak.mjs 2>&1 | tee "$log/soak"
   local status=${PIPESTATUS[0]}
   local p f
   p=$(grep -cE '^ok: soak' "$log/soak")

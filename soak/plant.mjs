@@ -14,11 +14,11 @@ export function plantDrop(ctx) {
   })
 }
 
-/** Keeps every call's arguments, and their text (at least 4 KB), for ever: memory that grows with the calls. */
+/** Keeps every call's arguments, and their text (at least 16 KB), for ever: memory that grows with the calls. */
 export function plantLeak(ctx) {
   const kept = []
   ctx.on('tools/post-execute', (exec, _result, next) => {
-    kept.push(exec.arguments, `${exec.callId} ${JSON.stringify(exec.arguments) ?? ''}`.padEnd(4096, '.'))
+    kept.push(exec.arguments, `${exec.callId} ${JSON.stringify(exec.arguments) ?? ''}`.padEnd(16_384, '.'))
     return next()
   })
 }

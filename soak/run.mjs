@@ -61,7 +61,7 @@ async function sample() {
 }
 
 const samples = []
-const every = Math.max(3, seconds / 100) * 1000
+const every = Math.max(2, seconds / 100) * 1000
 let sampling = false
 const timer = setInterval(async () => {
   if (sampling) return

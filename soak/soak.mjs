@@ -5,9 +5,10 @@
 // `not ok: soak` line per check (a `skip: soak` line for a check the run is too short for); exits 1
 // on any failure. docs/TESTING.md describes it.
 // SOAK_S seconds (300), SOAK_SEED (random), SOAK_AGENTS in all (200, shared out among the lanes), SOAK_WORKERS (4),
-// SOAK_PLANT=drop|leak plants a fault to show the soak catching it; SOAK_SAMPLES=file keeps the samples.
+// SOAK_PLANT=drop|leak plants a fault to show the soak catching it; SOAK_SAMPLES=file keeps the samples,
+// SOAK_JUDGE=file judges kept samples again.
 import { spawn } from 'node:child_process'
-import { writeFileSync } from 'node:fs'
+import { readFileSync, writeFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 
 const seconds = Number(process.env.SOAK_S ?? 300)
@@ -73,14 +74,43 @@ function growthOf(samples) {
   return { growth, perMin: (slope * 60) / MB, from: past[0].rss / MB, to: past.at(-1).rss / MB, minutes: (past.at(-1).t - past[0].t) / 60, samples: past.length }
 }
 
-const [guard, baseline] = await Promise.all([run('guard'), run('baseline')])
-// SOAK_SAMPLES=file keeps every memory sample of both runs, for a closer look.
-if (process.env.SOAK_SAMPLES) writeFileSync(process.env.SOAK_SAMPLES, JSON.stringify({ seed, guard: guard.result?.samples, baseline: baseline.result?.samples }))
+/** The memory checks: the guard's share of RSS growth, and of its rate, against the limits. */
+function judgeMemory(guardSamples, baselineSamples) {
+  const ours = growthOf(guardSamples)
+  const theirs = growthOf(baselineSamples)
+  if (ours && theirs) {
+    const share = ours.growth - theirs.growth
+    const rate = ours.perMin - theirs.perMin
+    const mb = (x) => `${x >= 0 ? '+' : ''}${x.toFixed(1)} MB`
+    console.log(`soak: RSS past the warm-up (${warmUp} s and ${WARM_ROUNDS} rounds in every lane) (after forced GCs): guard ${ours.from.toFixed(1)} -> ${ours.to.toFixed(1)} MB (${mb(ours.growth)}, ${ours.perMin.toFixed(2)} MB/min, ${ours.samples} samples over ${ours.minutes.toFixed(1)} min); baseline ${theirs.from.toFixed(1)} -> ${theirs.to.toFixed(1)} MB (${mb(theirs.growth)}, ${theirs.perMin.toFixed(2)} MB/min)`)
+    check(share <= LIMIT_MB, `the guard's share of RSS growth is ${mb(share)} (at most ${LIMIT_MB} MB)`)
+    // A rate over less than a minute of samples is mostly the noise of two young processes' heaps
+    // (several MB/min either way): it is printed, and judged only over a longer window.
+    if (ours.minutes >= RATE_MIN_MINUTES) check(rate <= LIMIT_MB_PER_MIN, `the guard's share of RSS growth rate is ${rate.toFixed(2)} MB/min (at most ${LIMIT_MB_PER_MIN} MB/min)`)
+    else console.log(`skip: soak: the guard's share of RSS growth rate is ${rate.toFixed(2)} MB/min, not judged: ${ours.minutes.toFixed(1)} min of samples past the warm-up, fewer than ${RATE_MIN_MINUTES} (a longer SOAK_S)`)
+  } else {
+    check(false, 'too few memory samples past the warm-up to compare (a longer SOAK_S?)')
+  }
+}
+
 let failed = 0
 const check = (pass, text) => {
   console.log(`${pass ? 'ok' : 'not ok'}: soak: ${text}`)
   if (!pass) failed++
 }
+
+// SOAK_JUDGE=file judges the memory samples a run kept (SOAK_SAMPLES, with that run's SOAK_S) again,
+// without running anything.
+if (process.env.SOAK_JUDGE) {
+  const kept = JSON.parse(readFileSync(process.env.SOAK_JUDGE, 'utf8'))
+  judgeMemory(kept.guard ?? [], kept.baseline ?? [])
+  console.log(`soak: memory of the kept samples ${failed === 0 ? 'passed' : `FAILED (${failed} checks)`}; seed ${kept.seed}`)
+  process.exit(failed === 0 ? 0 : 1)
+}
+
+const [guard, baseline] = await Promise.all([run('guard'), run('baseline')])
+// SOAK_SAMPLES=file keeps every memory sample of both runs, for a closer look.
+if (process.env.SOAK_SAMPLES) writeFileSync(process.env.SOAK_SAMPLES, JSON.stringify({ seed, guard: guard.result?.samples, baseline: baseline.result?.samples }))
 
 for (const r of [guard, baseline]) {
   check(r.code === 0 && r.result && !r.result.failure, `the ${r.flavour} run finished without a crash${r.code === 0 ? '' : ` (exit ${r.code ?? r.signal})`}${r.result?.failure ? `: ${r.result.failure}` : ''}`)
@@ -100,20 +130,6 @@ if (baseline.result) {
   for (const d of deviations.filter(Boolean).slice(0, 5)) console.log(`soak: baseline deviation ${JSON.stringify(d).slice(0, 2000)}`)
   check(deviations.length === 0, `${deviations.length} deviations in the baseline run (calls and results against the reference's context)`)
 }
-const ours = guard.result && growthOf(guard.result.samples)
-const theirs = baseline.result && growthOf(baseline.result.samples)
-if (ours && theirs) {
-  const share = ours.growth - theirs.growth
-  const rate = ours.perMin - theirs.perMin
-  const mb = (x) => `${x >= 0 ? '+' : ''}${x.toFixed(1)} MB`
-  console.log(`soak: RSS past the warm-up (${warmUp} s and ${WARM_ROUNDS} rounds in every lane) (after forced GCs): guard ${ours.from.toFixed(1)} -> ${ours.to.toFixed(1)} MB (${mb(ours.growth)}, ${ours.perMin.toFixed(2)} MB/min, ${ours.samples} samples over ${ours.minutes.toFixed(1)} min); baseline ${theirs.from.toFixed(1)} -> ${theirs.to.toFixed(1)} MB (${mb(theirs.growth)}, ${theirs.perMin.toFixed(2)} MB/min)`)
-  check(share <= LIMIT_MB, `the guard's share of RSS growth is ${mb(share)} (at most ${LIMIT_MB} MB)`)
-  // A rate over less than a minute of samples is mostly the noise of two young processes' heaps
-  // (several MB/min either way): it is printed, and judged only over a longer window.
-  if (ours.minutes >= RATE_MIN_MINUTES) check(rate <= LIMIT_MB_PER_MIN, `the guard's share of RSS growth rate is ${rate.toFixed(2)} MB/min (at most ${LIMIT_MB_PER_MIN} MB/min)`)
-  else console.log(`skip: soak: the guard's share of RSS growth rate is ${rate.toFixed(2)} MB/min, not judged: ${ours.minutes.toFixed(1)} min of samples past the warm-up, fewer than ${RATE_MIN_MINUTES} (a longer SOAK_S)`)
-} else {
-  check(false, 'too few memory samples past the warm-up to compare (a longer SOAK_S?)')
-}
+judgeMemory(guard.result?.samples ?? [], baseline.result?.samples ?? [])
 console.log(`soak: ${failed === 0 ? 'passed' : `FAILED (${failed} checks)`}; seed ${seed}`)
 process.exitCode = failed === 0 ? 0 : 1

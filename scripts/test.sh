@@ -18,6 +18,8 @@
 # TEST_EXTRA_NODE: the further Node that the addon and harness suites also run on, >= 22.19
 #   (default: node_modules' Node 26), or "skip" (CI's jobs each test only the Node they set up).
 # TEST_WASI=skip leaves the WASI stages out.
+# The soak stage (after the native suites; not in the WASI-only run) runs soak/soak.mjs on the
+#   harness Node with SOAK_S=60 and SOAK_AGENTS=25 unless they are set.
 # NAPI_RS_FORCE_WASI=1 (`npm run test:wasi`; also true or error): the WASI stages only, with the
 #   addon and harness suites on TEST_EXTRA_NODE too; cargo test, fuzzing and the native suites are
 #   left out.
@@ -162,10 +164,30 @@ wasi_stages() {
   [ -n "$WASI_ONLY" ] || unset NAPI_RS_FORCE_WASI
 }
 
+# The soak (soak/soak.mjs, also `npm run soak`) for SOAK_S seconds, 60 by default here: the real
+# loop under load and faults, this plugin beside the reference, memory against a baseline. One
+# "ok: soak" or "not ok: soak" line per check.
+soak_stage() {
+  if [ "$NODE_HARNESS" = skip ]; then
+    echo "== soak skipped (TEST_HARNESS_NODE=skip): it needs Node >= 22.19"
+    return
+  fi
+  stage "soak (${SOAK_S:-60} s, ${SOAK_AGENTS:-25} agents; the real loop under load and faults)"
+  SOAK_S="${SOAK_S:-60}" SOAK_AGENTS="${SOAK_AGENTS:-25}" "$NODE_HARNESS" soak/soak.mjs 2>&1 | tee "$log/soak"
+  local status=${PIPESTATUS[0]}
+  local p f
+  p=$(grep -cE '^ok: soak' "$log/soak")
+  f=$(grep -cE '^not ok: soak' "$log/soak")
+  passed=$((passed + p)); failed=$((failed + f))
+  if { [ "$status" -ne 0 ] && [ "$f" -eq 0 ]; } || [ "$p" -eq 0 ]; then failed=$((failed + 1)); fi
+  stage_done
+}
+
 if [ -n "$WASI_ONLY" ]; then
   wasi_stages extra
 else
   suites "" extra '__test__/install/*.spec.mjs'
+  soak_stage
   if [ "${TEST_WASI:-}" = skip ]; then
     echo "== WASI stages skipped (TEST_WASI=skip)"
   else

@@ -1,0 +1,148 @@
+// A small model of the guard's behaviour, written from the documented rules (README, "Opt-in
+// features"), independent of the guard's code: which calls count, how runs grow, and which
+// reminder each call brings. The soak feeds it the calls each context's waterfall sees and
+// compares its answer with the reminder the plugin actually folded into the decision.
+import { GENTLE, detailed } from '../__test__/oracle.mjs'
+
+const CYCLE = (tools, n) => `Repeated cycle of tool calls detected:\n- tools: ${tools.join(', ')}\n- consecutive_repetitions: ${n}\nThe same sequence of calls, with identical arguments, keeps coming back and is not making progress. Do not repeat this sequence again. Inspect the latest results and choose a different action, different arguments, or finish the task if enough evidence has been gathered.`
+
+/** `*` matches any run of characters; everything else is literal. */
+function matches(pattern, name) {
+  const parts = pattern.split('*')
+  if (parts.length === 1) return pattern === name
+  if (!name.startsWith(parts[0]) || !name.endsWith(parts.at(-1))) return false
+  let at = parts[0].length
+  const end = name.length - parts.at(-1).length
+  for (const part of parts.slice(1, -1)) {
+    const found = name.indexOf(part, at)
+    if (found < 0 || found + part.length > end) return false
+    at = found + part.length
+  }
+  return at <= end
+}
+
+/**
+ * Deep key-sort, then JSON.stringify. `keepProto`: an own "__proto__" key stays a key (this plugin);
+ * otherwise assigning it sets the copy's prototype and the key is lost (the reference).
+ */
+function canonicalize(value, keepProto) {
+  const sort = (v) => {
+    if (Array.isArray(v)) return v.map(sort)
+    if (v === null || typeof v !== 'object') return v
+    const sorted = {}
+    for (const key of Object.keys(v).sort()) {
+      if (keepProto) Object.defineProperty(sorted, key, { value: sort(v[key]), enumerable: true, writable: true, configurable: true })
+      else sorted[key] = sort(v[key])
+    }
+    return sorted
+  }
+  return JSON.stringify(sort(value))
+}
+
+export class GuardModel {
+  /**
+   * `config`: the plugin's config as given (absent keys take the documented defaults).
+   * `keepProto`: false to model the reference's canonical form.
+   */
+  constructor(config = {}, { keepProto = true } = {}) {
+    this.keepProto = keepProto
+    this.thresholds = [...(config.thresholds ?? [3, 5, 8])].sort((a, b) => a - b)
+    this.include = config.include ?? []
+    this.exclude = config.exclude ?? []
+    this.cap = config.argumentsPreviewChars ?? 500
+    this.cycles = config.cycles ?? null
+    this.sameResultOnly = config.sameResultOnly === true
+    this.overrides = config.overrides ?? []
+    this.repeatEvery = config.repeatEvery ?? null
+    this.clear()
+  }
+
+  /** Forgets every agent, as unloading the plugin does; the counts restart with the new guard. */
+  clear() {
+    this.chains = new WeakMap()
+    this.observed = 0
+    this.reminders = 0
+  }
+
+  tracked(tool) {
+    if (this.include.length > 0 && !this.include.some((p) => matches(p, tool))) return false
+    return !this.exclude.some((p) => matches(p, tool))
+  }
+
+  /** A user prompt: the agent's chain (and cycle history) starts over. */
+  reset(agent) {
+    this.chains.delete(agent)
+  }
+
+  thresholdsOf(tool) {
+    return this.overrides.find((o) => o.tools.some((p) => matches(p, tool)))?.thresholds.toSorted((a, b) => a - b) ?? this.thresholds
+  }
+
+  /** The tier due at run length `run`, or null. */
+  tier(tool, run) {
+    const t = this.thresholdsOf(tool)
+    if (run === t[0]) return 'gentle'
+    if (t.includes(run)) return 'detailed'
+    const last = t.at(-1)
+    if (this.repeatEvery && run > last && (run - last) % this.repeatEvery === 0) return 'detailed'
+    return null
+  }
+
+  /**
+   * One call as `tools/post-execute` sees it; returns the reminder due as `{ text, summary, tier }`,
+   * or null. `agent` is the live agent object (chains are per agent object, as the reference keys them).
+   */
+  observe(agent, tool, args, result) {
+    if (!agent || !this.tracked(tool)) return null
+    this.observed++
+    const canonical = canonicalize(args, this.keepProto)
+    const key = JSON.stringify([tool, canonical])
+    const outcome = this.sameResultOnly ? JSON.stringify([result?.content, result?.isError === true]) : null
+    let chain = this.chains.get(agent)
+    if (!chain) this.chains.set(agent, chain = { key: null, outcome: null, run: 0, history: [], reported: null })
+    chain.run = chain.key === key && chain.outcome === outcome ? chain.run + 1 : 1
+    chain.key = key
+    chain.outcome = outcome
+    const cycle = this.cycles ? this.cycle(chain, key, tool) : null
+    const tier = this.tier(tool, chain.run)
+    let reminder = null
+    if (tier) {
+      reminder = { tier, summary: `${tool} × ${chain.run}`, text: tier === 'gentle' ? GENTLE : detailed(tool, chain.run, canonical, this.cap) }
+    } else if (cycle) {
+      reminder = { tier: 'cycle', summary: `(${cycle.tools.join(', ')}) × ${cycle.repeats}`, text: CYCLE(cycle.tools, cycle.repeats) }
+    }
+    if (reminder) this.reminders++
+    return reminder
+  }
+
+  /**
+   * Cycles, by their definition: the latest P × repeats calls are `repeats` copies of one block of
+   * P calls, not all one call; the smallest such P; once per run of the cycle (until a call breaks
+   * the repetition of the reported period). The history kept is what the largest cycle needs.
+   */
+  cycle(chain, key, tool) {
+    const { maxPeriod, repeats } = this.cycles
+    const h = chain.history
+    h.push({ key, tool })
+    if (h.length > maxPeriod * (repeats + 8)) h.shift()
+    const n = h.length
+    if (chain.reported !== null) {
+      const p = chain.reported
+      if (n > p && h[n - 1].key === h[n - 1 - p].key) return null
+      chain.reported = null
+    }
+    for (let p = 2; p <= maxPeriod; p++) {
+      if (n < p * repeats) continue
+      let repeating = true
+      for (let i = n - p * repeats; i < n - p && repeating; i++) repeating = h[i].key === h[i + p].key
+      const block = h.slice(n - p)
+      if (!repeating || block.every((c) => c.key === block[0].key)) continue
+      chain.reported = p
+      // The repetitions seen back to back: the streak of calls equal to the one P back, over P, plus one.
+      let streak = 0
+      for (let i = n - 1; i - p >= 0 && h[i].key === h[i - p].key; i--) streak++
+      return { tools: block.map((c) => c.tool), repeats: Math.floor(streak / p) + 1 }
+    }
+    return null
+  }
+}

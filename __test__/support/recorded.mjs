@@ -6,28 +6,13 @@ import { join } from 'node:path'
 import Jsonl from '@deepseek-ai/dsh-session-persistence-jsonl'
 import { defineContentToolFixture } from '@deepseek-ai/dsh-tools'
 import * as guard from '../../index.js'
-import { boot, callTool, say, createUserMessage, SessionId, ScriptedModel } from './scripted.mjs'
+import { boot, callTool, say, SessionId, ScriptedModel, submit } from './scripted.mjs'
 
 const times = (n, make) => Array.from({ length: n }, (_, i) => make(i))
 
-/** Waits until `agent` goes idle. */
-function untilIdle(ctx, agent) {
-  return new Promise((resolve) => {
-    const stop = ctx.on('agent/status', ({ agent: who, status }) => {
-      if (who === agent && status === 'idle') {
-        stop()
-        resolve()
-      }
-    })
-  })
-}
-
 /** Submits a prompt, waits for the turn to end, and flushes the session: one durable batch per turn. */
 async function prompt(ctx, agent, text, kind = 'user') {
-  const idle = untilIdle(ctx, agent)
-  const source = kind === 'user' ? { kind: 'user' } : { kind: 'plugin', plugin: 'test-followup', form: 'notice', summary: 'follow-up' }
-  agent.followup(createUserMessage({ content: [{ type: 'text', text }], source }))
-  await idle
+  await submit(ctx, agent, text, kind)
   await ctx.sessions.flush(agent.session)
 }
 

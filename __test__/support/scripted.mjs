@@ -119,15 +119,21 @@ export async function boot({ plugin, config, before, after, persistence, tools =
       agent: live,
       dispose: () => handle.dispose(),
       events: () => live.session.events,
-      run: (text = 'go', kind = 'user') => {
-        const idle = untilIdle(ctx, live)
-        const source = kind === 'user' ? { kind: 'user' } : { kind: 'plugin', plugin: 'test-followup', form: 'notice', summary: 'follow-up' }
-        live.followup(createUserMessage({ content: [{ type: 'text', text }], source }))
-        return idle
-      },
+      run: (text = 'go', kind = 'user') => submit(ctx, live, text, kind),
     }
   }
   return { ctx, fiber, agent, resume, executed, stop: () => store?.dispose() }
+}
+
+/**
+ * Submits `text` to `agent` as a user prompt (`kind` 'user') or a plugin's follow-up (any other
+ * `kind`, which does not reset a chain), and resolves when the agent goes idle.
+ */
+export function submit(ctx, agent, text, kind = 'user') {
+  const idle = untilIdle(ctx, agent)
+  const source = kind === 'user' ? { kind: 'user' } : { kind: 'plugin', plugin: 'test-followup', form: 'notice', summary: 'follow-up' }
+  agent.followup(createUserMessage({ content: [{ type: 'text', text }], source }))
+  return idle
 }
 
 function untilIdle(ctx, agent) {

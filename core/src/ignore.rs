@@ -128,7 +128,7 @@ enum Level {
 
 /// A visitor passing a walk on to `inner` without the members `paths` name.
 pub(crate) struct Without<'a, V> {
-    pub(crate) inner: &'a mut V,
+    inner: &'a mut V,
     paths: &'a [KeyPath],
     levels: Vec<Level>,
     /// The paths that continue into the value about to come (at `levels.len()`'s depth).
@@ -136,7 +136,7 @@ pub(crate) struct Without<'a, V> {
     /// Inside a member left out: how many containers deep (`Some(0)`: its value not begun).
     skipping: Option<usize>,
     /// Which paths left something out.
-    pub(crate) removed: Vec<bool>,
+    removed: Vec<bool>,
 }
 
 impl<'a, V: Visitor> Without<'a, V> {

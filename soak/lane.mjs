@@ -24,6 +24,8 @@ export const CONTEXTS = [
   // own work per agent is what limits the soak's pace.
   { name: 'opt-cycles', plugin: guard, config: { thresholds: [3, 6], exclude: ['todo_write'], cycles: { maxPeriod: 3, repeats: 2 }, overrides: [{ tools: ['poll', 'e*t'], thresholds: [4, 7] }], repeatEvery: 2 }, compare: 'calls', share: 0.5 },
   { name: 'opt-results', plugin: guard, config: { thresholds: [2, 4], exclude: ['todo_write'], sameResultOnly: true, cycles: { maxPeriod: 2, repeats: 3 } }, compare: 'calls', share: 0.5 },
+  // ignoreArguments and similar: the plan's `n` and `opts.z` left out, near-identical calls reminded.
+  { name: 'opt-near', plugin: guard, config: { thresholds: [3, 5], exclude: ['todo_write'], ignoreArguments: [{ tools: ['*'], keys: ['n', 'opts.z'] }], similar: { minCalls: 2, similarity: 0.6 }, resume: true }, compare: 'calls', share: 0.25 },
   // clear() runs on this guard between other contexts' calls.
   { name: 'clear', plugin: guard, config: BASE, compare: 'calls', clearing: true, share: 0.25 },
 ]

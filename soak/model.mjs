@@ -1,8 +1,55 @@
 // A small model of the guard's behaviour, written from the documented rules (README, "Opt-in
-// features"), independent of the guard's code: which calls count, how runs grow, and which
-// reminder each call brings. The soak feeds it the calls each context's waterfall sees and
+// features"), independent of the guard's code: which calls count, how runs grow (without the keys
+// ignoreArguments names), near-identical runs (similar), and which reminder each call brings. The soak feeds it the calls each context's waterfall sees and
 // compares its answer with the reminder the plugin actually folded into the decision.
 import { GENTLE, detailed } from '../__test__/oracle.mjs'
+
+const SIMILAR = (tool, n) => `Near-identical tool calls detected:\n- tool: ${tool}\n- consecutive_calls: ${n}\nThe arguments change only slightly from call to call and the calls are not making progress. Do not call this tool again with a small variation of the same arguments. Inspect the latest result and choose a different action, or finish the task if enough evidence has been gathered.`
+
+/** An ignoreArguments key as its names: split at each `.`, where `\.` is a dot and `\\` a backslash of a name. */
+function names(path) {
+  const out = ['']
+  for (let i = 0; i < path.length; i++) {
+    if (path[i] === '\\') out[out.length - 1] += path[++i]
+    else if (path[i] === '.') out.push('')
+    else out[out.length - 1] += path[i]
+  }
+  return out
+}
+
+/** `value` without the members the key paths name (objects only, never inside arrays); which paths cut something. */
+function without(value, paths) {
+  const removed = paths.map(() => false)
+  const cut = (v, live, depth) => {
+    if (v === null || typeof v !== 'object' || Array.isArray(v) || live.length === 0) return v
+    const copy = {}
+    for (const key of Object.keys(v)) {
+      const here = live.filter((p) => paths[p][depth] === key)
+      const ends = here.filter((p) => paths[p].length === depth + 1)
+      for (const p of ends) removed[p] = true
+      if (ends.length > 0) continue
+      Object.defineProperty(copy, key, { value: cut(v[key], here, depth + 1), enumerable: true, writable: true, configurable: true })
+    }
+    return copy
+  }
+  return { value: cut(value, paths.map((_, i) => i), 0), removed }
+}
+
+/** The Dice coefficient of two texts' bigram multisets (pairs of UTF-16 code units). */
+function dice(a, b) {
+  const counts = new Map()
+  for (let i = 0; i + 1 < a.length; i++) counts.set(a.slice(i, i + 2), (counts.get(a.slice(i, i + 2)) ?? 0) + 1)
+  let shared = 0
+  for (let i = 0; i + 1 < b.length; i++) {
+    const n = counts.get(b.slice(i, i + 2)) ?? 0
+    if (n > 0) {
+      shared++
+      counts.set(b.slice(i, i + 2), n - 1)
+    }
+  }
+  const total = Math.max(a.length - 1, 0) + Math.max(b.length - 1, 0)
+  return total === 0 ? 0 : (2 * shared) / total
+}
 
 const CYCLE = (tools, n) => `Repeated cycle of tool calls detected:\n- tools: ${tools.join(', ')}\n- consecutive_repetitions: ${n}\nThe same sequence of calls, with identical arguments, keeps coming back and is not making progress. Do not repeat this sequence again. Inspect the latest results and choose a different action, different arguments, or finish the task if enough evidence has been gathered.`
 
@@ -54,6 +101,8 @@ export class GuardModel {
     this.sameResultOnly = config.sameResultOnly === true
     this.overrides = config.overrides ?? []
     this.repeatEvery = config.repeatEvery ?? null
+    this.ignore = (config.ignoreArguments ?? []).map(({ tools, keys }) => ({ tools, keys }))
+    this.similar = config.similar ? { minCalls: config.similar.minCalls ?? 5, similarity: config.similar.similarity ?? 0.85 } : null
     this.clear()
   }
 
@@ -95,24 +144,52 @@ export class GuardModel {
   observe(agent, tool, args, result) {
     if (!agent || !this.tracked(tool)) return null
     this.observed++
-    const canonical = canonicalize(args, this.keepProto)
+    // ignoreArguments: every matching entry's keys, once each, in config order.
+    const keys = [...new Set(this.ignore.filter((e) => e.tools.some((p) => matches(p, tool))).flatMap((e) => e.keys))]
+    const cut = keys.length > 0 ? without(args, keys.map(names)) : { value: args, removed: [] }
+    const ignored = keys.filter((_, i) => cut.removed[i])
+    const canonical = canonicalize(cut.value, this.keepProto)
     const key = JSON.stringify([tool, canonical])
     const outcome = this.sameResultOnly ? JSON.stringify([result?.content, result?.isError === true]) : null
     let chain = this.chains.get(agent)
-    if (!chain) this.chains.set(agent, chain = { key: null, outcome: null, run: 0, history: [], reported: null })
-    chain.run = chain.key === key && chain.outcome === outcome ? chain.run + 1 : 1
+    if (!chain) this.chains.set(agent, chain = { key: null, outcome: null, run: 0, history: [], reported: null, near: null })
+    const sameCall = chain.run > 0 && chain.key === key
+    const resultsEqual = chain.outcome === outcome
+    const near = this.similar ? this.nearRun(chain, tool, canonical, sameCall, resultsEqual) : null
+    chain.run = sameCall && resultsEqual ? chain.run + 1 : 1
     chain.key = key
     chain.outcome = outcome
     const cycle = this.cycles ? this.cycle(chain, key, tool) : null
     const tier = this.tier(tool, chain.run)
     let reminder = null
     if (tier) {
-      reminder = { tier, summary: `${tool} × ${chain.run}`, text: tier === 'gentle' ? GENTLE : detailed(tool, chain.run, canonical, this.cap) }
+      const text = tier === 'gentle' ? GENTLE : detailed(tool, chain.run, canonical, this.cap)
+      reminder = { tier, summary: `${tool} × ${chain.run}`, text: ignored.length > 0 && tier !== 'gentle' ? text.replace('\nThe repeated calls', `\n- ignored_keys: ${ignored.join(', ')}\nThe repeated calls`) : text }
     } else if (cycle) {
       reminder = { tier: 'cycle', summary: `(${cycle.tools.join(', ')}) × ${cycle.repeats}`, text: CYCLE(cycle.tools, cycle.repeats) }
+    } else if (near) {
+      reminder = { tier: 'similar', summary: `${tool} ≈ ${near}`, text: SIMILAR(tool, near) }
     }
     if (reminder) this.reminders++
     return reminder
+  }
+
+  /**
+   * similar, by its definition: calls of one tool in a row, each not the same call as the last but at
+   * least `similarity` alike over the first 512 code units of the canonical arguments; the run's
+   * length when it reaches `minCalls` (once per run), else null.
+   */
+  nearRun(chain, tool, canonical, sameCall, resultsEqual) {
+    const sample = canonical.slice(0, 512)
+    const last = chain.near
+    if (sameCall) {
+      chain.near = { tool, sample, run: 1 }
+      return null
+    }
+    const close = last !== null && resultsEqual && last.tool === tool && dice(last.sample, sample) >= this.similar.similarity
+    const run = close ? last.run + 1 : 1
+    chain.near = { tool, sample, run }
+    return close && run === this.similar.minCalls ? run : null
   }
 
   /**

@@ -13,6 +13,7 @@ import * as reference from '@deepseek-ai/dsh-repeat-tool-reminder'
 import * as guard from '../index.js'
 import { median } from './cases.mjs'
 import { deepFreeze, listenersOf } from '../__test__/support/listeners.mjs'
+import { rng } from '../__test__/oracle.mjs'
 
 const CALLS = 10_000
 const CHUNK = 250
@@ -21,19 +22,7 @@ const SEED = Number(process.env.TRAFFIC_SEED ?? 1)
 const REPEATS = 0.1
 const WRITES_1MB = 0.001
 
-/** mulberry32: a small seeded generator, the same sequence on every Node. */
-function generator(seed) {
-  let state = seed >>> 0
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0
-    let t = state
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296
-  }
-}
-
-const random = generator(SEED)
+const random = rng(SEED)
 const pick = (list) => list[Math.floor(random() * list.length)]
 const WORDS = ['const', 'return', 'function', 'if', 'await', 'value', 'index', 'result', 'error', 'config',
   'export', 'import', 'from', 'the', 'agent', 'tool', 'call', 'next', '=>', '{', '}', '(', ')', ';', 'let',

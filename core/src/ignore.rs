@@ -4,11 +4,10 @@
 //! separated by `.`; within a name `\.` is a dot and `\\` a backslash. Paths
 //! go through objects only: a name never matches inside an array.
 
-use std::collections::HashMap;
 use std::sync::Arc;
 
 use crate::key_order::Key;
-use crate::patterns::matches_any;
+use crate::patterns::{matches_any, ToolCache};
 use crate::value::{Scalar, Visitor};
 
 const DOT: u16 = b'.' as u16;
@@ -50,21 +49,18 @@ pub struct IgnoreEntry {
     pub keys: Vec<KeyPath>,
 }
 
-/// Tool names whose paths are known; the cap only bounds a caller inventing names.
-const CACHE_LIMIT: usize = 1024;
-
 /// The entries, with each tool name's paths cached.
 #[derive(Debug, Clone, Default)]
 pub struct IgnoreRules {
     entries: Vec<IgnoreEntry>,
-    cache: HashMap<Vec<u16>, Arc<[KeyPath]>>,
+    cache: ToolCache<Arc<[KeyPath]>>,
 }
 
 impl IgnoreRules {
     pub fn new(entries: Vec<IgnoreEntry>) -> Self {
         Self {
             entries,
-            cache: HashMap::new(),
+            cache: ToolCache::default(),
         }
     }
 
@@ -78,13 +74,10 @@ impl IgnoreRules {
         if self.entries.is_empty() {
             return None;
         }
-        if let Some(paths) = self.cache.get(tool) {
-            return Some(Arc::clone(paths));
-        }
-        {
+        let entries = &self.entries;
+        Some(self.cache.get(tool, || {
             let mut paths: Vec<KeyPath> = Vec::new();
-            for entry in self
-                .entries
+            for entry in entries
                 .iter()
                 .filter(|entry| matches_any(&entry.tools, tool))
             {
@@ -94,13 +87,8 @@ impl IgnoreRules {
                     }
                 }
             }
-            if self.cache.len() >= CACHE_LIMIT {
-                self.cache.clear();
-            }
-            let paths: Arc<[KeyPath]> = paths.into();
-            self.cache.insert(tool.to_vec(), Arc::clone(&paths));
-            Some(paths)
-        }
+            paths.into()
+        }))
     }
 }
 

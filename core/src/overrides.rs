@@ -2,9 +2,7 @@
 //! entry with a pattern matching the tool's name supplies its thresholds; other
 //! tools keep the global ones. Patterns follow `include` / `exclude`'s rules.
 
-use std::collections::HashMap;
-
-use crate::patterns::matches_any;
+use crate::patterns::{matches_any, ToolCache};
 
 /// One validated entry: patterns (not empty) and thresholds (ascending, distinct, >= 2).
 #[derive(Debug, Clone, PartialEq)]
@@ -14,23 +12,19 @@ pub struct Override {
     pub thresholds: Vec<f64>,
 }
 
-/// Tool names whose entry is known. Names come from the tool registry, so
-/// there are few; the cap only bounds a caller inventing names without end.
-const CACHE_LIMIT: usize = 1024;
-
 /// The entries, with each tool name's answer cached.
 #[derive(Debug, Clone, Default)]
 pub struct Overrides {
     entries: Vec<Override>,
     /// Tool name → index of its entry, or `None` for the global thresholds.
-    cache: HashMap<Vec<u16>, Option<usize>>,
+    cache: ToolCache<Option<usize>>,
 }
 
 impl Overrides {
     pub fn new(entries: Vec<Override>) -> Self {
         Self {
             entries,
-            cache: HashMap::new(),
+            cache: ToolCache::default(),
         }
     }
 
@@ -47,20 +41,12 @@ impl Overrides {
         if self.entries.is_empty() {
             return global;
         }
-        let index = match self.cache.get(tool) {
-            Some(known) => *known,
-            None => {
-                let found = self
-                    .entries
-                    .iter()
-                    .position(|entry| matches_any(&entry.tools, tool));
-                if self.cache.len() >= CACHE_LIMIT {
-                    self.cache.clear();
-                }
-                self.cache.insert(tool.to_vec(), found);
-                found
-            }
-        };
+        let entries = &self.entries;
+        let index = self.cache.get(tool, || {
+            entries
+                .iter()
+                .position(|entry| matches_any(&entry.tools, tool))
+        });
         match index.and_then(|i| self.entries.get(i)) {
             Some(entry) => &entry.thresholds,
             None => global,
@@ -114,7 +100,7 @@ mod tests {
         for i in 0..3000 {
             for_name(&mut o, &format!("tool{i}"), &[3.0]);
         }
-        assert!(o.cache.len() <= CACHE_LIMIT);
+        assert!(o.cache.len() <= crate::patterns::TOOL_CACHE_LIMIT);
         assert_eq!(for_name(&mut o, "x", &[3.0]), &[2.0]);
     }
 
@@ -122,7 +108,7 @@ mod tests {
     fn no_entries_means_global() {
         let mut o = Overrides::default();
         assert_eq!(for_name(&mut o, "a", &[3.0]), &[3.0]);
-        assert!(o.cache.is_empty());
+        assert_eq!(o.cache.len(), 0);
     }
 
     #[test]

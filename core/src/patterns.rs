@@ -9,6 +9,8 @@
 //! and path globbing's rules (separators, a name's "extension", `\` on
 //! Windows) would make some names match differently from the reference.
 
+use std::collections::HashMap;
+
 /// Which tools take part in the chain: `include` (empty means all) minus `exclude`.
 #[derive(Debug, Clone, Default)]
 pub struct ToolFilter {
@@ -31,6 +33,45 @@ impl ToolFilter {
         }
         (self.include.is_empty() || matches_any(&self.include, tool))
             && !matches_any(&self.exclude, tool)
+    }
+}
+
+/// Tool names whose answer is known. Names come from the tool registry, so
+/// there are few; the cap only bounds a caller inventing names without end.
+pub const TOOL_CACHE_LIMIT: usize = 1024;
+
+/// An answer per tool name (which override, which keys to leave out), worked out once.
+#[derive(Debug, Clone)]
+pub struct ToolCache<T> {
+    answers: HashMap<Vec<u16>, T>,
+}
+
+impl<T> Default for ToolCache<T> {
+    fn default() -> Self {
+        Self {
+            answers: HashMap::new(),
+        }
+    }
+}
+
+impl<T: Clone> ToolCache<T> {
+    /// `tool`'s answer, from `work` the first time.
+    pub fn get(&mut self, tool: &[u16], work: impl FnOnce() -> T) -> T {
+        if let Some(known) = self.answers.get(tool) {
+            return known.clone();
+        }
+        let answer = work();
+        if self.answers.len() >= TOOL_CACHE_LIMIT {
+            self.answers.clear();
+        }
+        self.answers.insert(tool.to_vec(), answer.clone());
+        answer
+    }
+
+    /// How many names are cached.
+    #[cfg(test)]
+    pub fn len(&self) -> usize {
+        self.answers.len()
     }
 }
 

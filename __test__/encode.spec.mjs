@@ -97,7 +97,9 @@ function readTransport({ header, bytes, pieces, widePieces }) {
       return JSON.stringify(number)
     }
     if (tag === 4 || tag === 5 || tag === LONG || tag === LONG_WIDE) return JSON.stringify(string())
-    at++
+    // A container's size: the bytes after it, END included.
+    const end = at + 5 + view.getUint32(at + 1, true)
+    at += 5
     const parts = []
     while (form[at] !== END) {
       // A transport cut short (or a wrong length before it) must fail the test, not loop.
@@ -111,6 +113,7 @@ function readTransport({ header, bytes, pieces, widePieces }) {
       }
     }
     at++
+    if (at !== end) throw new Error(`a container's size says it ends at ${end}, not at ${at}`)
     return tag === ARRAY ? `[${parts.join(',')}]` : `{${parts.join(',')}}`
   }
   const agent = string()
@@ -279,11 +282,17 @@ function memoryOf(header, bytes) {
   return memory
 }
 
+/** A raw object's bytes: its tag, its size, `members` (keys and values), its END. */
+function object(...members) {
+  const size = members.length + 1
+  return [OBJECT, size & 0xff, (size >> 8) & 0xff, (size >> 16) & 0xff, size >>> 24, ...members, END]
+}
+
 /** A raw call's bytes: the agent id "ag", the tool name "tool", then `arguments`. */
 const callBytes = (args) => [...stringForm('ag'), ...stringForm('tool'), ...args]
 // {"a": null, "b": null}, and the same members the other way round.
-const ab = [OBJECT, ...stringForm('a'), NULL, ...stringForm('b'), NULL, END]
-const ba = [OBJECT, ...stringForm('b'), NULL, ...stringForm('a'), NULL, END]
+const ab = object(...stringForm('a'), NULL, ...stringForm('b'), NULL)
+const ba = object(...stringForm('b'), NULL, ...stringForm('a'), NULL)
 
 test('with sameResultOnly, a result written on the fast path keys as the class path reads it', (t) => {
   const next = rng(99)
@@ -522,8 +531,9 @@ test('members in any order are one call, and a malformed transport is an error t
   t.is(observe(ba).count, 2)
   const observed = guard.stats().observed
   // Cut short, a key without its value, a value after the end, a wide string that fits in bytes,
-  // a piece that is not there, a lone value without JSON form.
-  for (const args of [ab.slice(0, -1), [OBJECT, ...stringForm('a'), END], [...ab, NULL], [5, 1, 97, 0], [LONG, 0], [ABSENT], [OBJECT, ABSENT, NULL, END]]) {
+  // a piece that is not there, a lone value without JSON form, a size that is not the object's.
+  const wrongSize = [OBJECT, 0, 0, 0, 0, ...ab.slice(5)]
+  for (const args of [ab.slice(0, -1), object(...stringForm('a')), [...ab, NULL], [5, 1, 97, 0], [LONG, 0], [ABSENT], object(ABSENT, NULL), wrongSize]) {
     t.throws(() => observe(args), { message: /malformed argument encoding/ }, JSON.stringify(args))
   }
   t.is(guard.stats().observed, observed, 'nothing counted')
@@ -601,15 +611,15 @@ test('a malformed call of the raw hot path is a clear error, never a crash or a 
   const wideAgent = [5, 2, 97, 0, 103, 0, ...bytes.slice(4)]
   cases.push([() => call([guard.__handle(), wideAgent.length, 0, 0], null, wideAgent), /malformed agent id/])
   // The pieces: strings, as many of each kind as the header says, each referred to by its index.
-  const withPiece = [OBJECT, ...stringForm('a'), LONG, 0, END]
+  const withPiece = object(...stringForm('a'), LONG, 0)
   const pieceCall = callBytes(withPiece)
   const head = [guard.__handle(), pieceCall.length, 1, 0]
   cases.push([() => call(head, ['ab', 'c'], pieceCall), /not as many as the header says/])
   cases.push([() => call(head, [42], pieceCall), /.+/])
   for (const pieces of [null, {}, 'ab']) cases.push([() => call(head, pieces, pieceCall), /expected the pieces/])
-  const pastPieces = callBytes([OBJECT, ...stringForm('a'), LONG, 1, END])
+  const pastPieces = callBytes(object(...stringForm('a'), LONG, 1))
   cases.push([() => call([guard.__handle(), pastPieces.length, 1, 0], ['ab'], pastPieces), /malformed argument encoding/])
-  const widePieceCall = callBytes([OBJECT, ...stringForm('a'), LONG_WIDE, 0, END])
+  const widePieceCall = callBytes(object(...stringForm('a'), LONG_WIDE, 0))
   const wideHead = [guard.__handle(), widePieceCall.length, 0, 0, 0, 1]
   cases.push([() => call(wideHead, null, widePieceCall, ['ā', 'b']), /not as many as the header says/])
   cases.push([() => call(wideHead, null, widePieceCall, [42]), /.+/])
@@ -630,11 +640,11 @@ test('a malformed call of the raw hot path is a clear error, never a crash or a 
   t.throws(() => binding.__observeEncoded(memory, pieces, null), { message: /header out of range/ })
   // A long string as a piece is the same call as written in place: a run of two.
   const reminded = new RepeatToolGuard({ thresholds: [2] })
-  const inPlace = callBytes([OBJECT, ...stringForm('a'), ...stringForm('xy'), END])
+  const inPlace = callBytes(object(...stringForm('a'), ...stringForm('xy')))
   t.is(call([reminded.__handle(), inPlace.length, 0, 0], null, inPlace), undefined)
   t.is(call([reminded.__handle(), pieceCall.length, 1, 0], ['xy'], pieceCall).count, 2)
   // And a wide one, as its code units written in place.
-  const wideInPlace = callBytes([OBJECT, ...stringForm('a'), ...stringForm('xā'), END])
+  const wideInPlace = callBytes(object(...stringForm('a'), ...stringForm('xā')))
   t.is(call([reminded.__handle(), wideInPlace.length, 0, 0], null, wideInPlace), undefined)
   t.is(call([reminded.__handle(), widePieceCall.length, 0, 0, 0, 1], null, widePieceCall, ['xā']).count, 2)
 })

@@ -1,8 +1,8 @@
 // The plugin's fast way to hand a call's arguments to Rust: one walk over the parsed value that
 // writes it, as it stands, into one ArrayBuffer after the agent id and the tool name, in the
 // transport's encoding (core/src/transport.rs): a tag per value, members in their own order,
-// numbers as they are, strings as code units (one byte each when they all fit), and values JSON has
-// no form for marked as such. Rust applies every canonical rule (key order, `-0`, what JSON leaves
+// numbers as they are, strings as code units (one byte each when they all fit), containers with
+// their size in bytes, and values JSON has no form for marked as such. Rust applies every canonical rule (key order, `-0`, what JSON leaves
 // out) and checks every byte. Long strings are passed as they are, for Rust to read in. This beats
 // JSON.stringify, which escapes every character and prints every number only for Rust to parse
 // the text again. Anything that is not plain parsed JSON (toJSON, class instances, BigInt, very
@@ -38,6 +38,8 @@ const END = 9
 const LONG = 10
 const ABSENT = 11
 const LONG_WIDE = 12
+// The bytes of a container's size, after its tag: a Uint32, little-endian.
+const SIZE_BYTES = 4
 // The header's slots and its length, in numbers (src/wire.rs).
 const HANDLE = 0
 const LENGTH = 1
@@ -273,19 +275,21 @@ function writeOther(value, depth, at) {
   if (typeof value !== 'object' || depth === MAX_DEPTH) return -1
   if (Array.isArray(value)) {
     if (typeof value.toJSON === 'function') return -1
-    const size = value.length
-    bytes[at++] = ARRAY
-    for (let i = 0; i < size; i++) {
+    const length = value.length
+    const start = open(ARRAY, at)
+    if (start < 0) return -1
+    at = start + SIZE_BYTES
+    for (let i = 0; i < length; i++) {
       at = write(value[i], depth + 1, at)
       if (at < 0) return -1
     }
-    if (at + 1 > bytes.length && !grow(at + 1, at)) return -1
-    bytes[at] = END
-    return at + 1
+    return close(start, at)
   }
   const prototype = Object.getPrototypeOf(value)
   if (prototype !== objectPrototype && (prototype !== null || isRawJSON(value))) return -1
-  bytes[at++] = OBJECT
+  const start = open(OBJECT, at)
+  if (start < 0) return -1
+  at = start + SIZE_BYTES
   // for-in, not Object.keys: no array of keys to build. It yields only own keys here: the
   // prototype is Object.prototype or null, and `encode` found Object.prototype with no enumerable
   // member.
@@ -298,9 +302,26 @@ function writeOther(value, depth, at) {
     at = write(value[key], depth + 1, at)
     if (at < 0) return -1
   }
-  if (at + 1 > bytes.length && !grow(at + 1, at)) return -1
-  bytes[at] = END
+  return close(start, at)
+}
+
+/** Writes a container's tag at `at` and leaves room for its size; returns where the size goes, or -1 past the cap. */
+function open(tag, at) {
+  if (at + 1 + SIZE_BYTES > bytes.length && !grow(at + 1 + SIZE_BYTES, at)) return -1
+  bytes[at] = tag
   return at + 1
+}
+
+/**
+ * Ends the container whose size goes at `start` with END at `at`, and writes its size: the bytes
+ * after the size, END included (Rust steps over a member by it). Returns the position after END,
+ * or -1 past the cap.
+ */
+function close(start, at) {
+  if (at + 1 > bytes.length && !grow(at + 1, at)) return -1
+  bytes[at++] = END
+  view.setUint32(start, at - start - SIZE_BYTES, true)
+  return at
 }
 
 /**
@@ -313,18 +334,17 @@ function writeResult(result, at) {
   if (typeof result !== 'object' && typeof result !== 'function') return -1
   const content = result.content
   const isError = Boolean(result.isError)
-  if (at + 1 > bytes.length && !grow(at + 1, at)) return -1
-  bytes[at++] = OBJECT
-  at = string('content', at)
+  const start = open(OBJECT, at)
+  if (start < 0) return -1
+  at = string('content', start + SIZE_BYTES)
   if (at < 0) return -1
   at = write(content, 1, at)
   if (at < 0) return -1
   at = string('isError', at)
   if (at < 0) return -1
-  if (at + 2 > bytes.length && !grow(at + 2, at)) return -1
+  if (at + 1 > bytes.length && !grow(at + 1, at)) return -1
   bytes[at++] = isError ? TRUE : FALSE
-  bytes[at++] = END
-  return at
+  return close(start, at)
 }
 
 /**

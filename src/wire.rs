@@ -88,6 +88,13 @@ mod tests {
         for (name, value) in tags {
             writeln!(out, "const {name} = {value}").unwrap();
         }
+        out += "// The bytes of a container's size, after its tag: a Uint32, little-endian.\n";
+        writeln!(
+            out,
+            "const SIZE_BYTES = {}",
+            repeat_tool_guard_core::TRANSPORT_SIZE_BYTES
+        )
+        .unwrap();
         out += "// The header's slots and its length, in numbers (src/wire.rs).\n";
         for (name, value) in slots {
             writeln!(out, "const {name} = {value}").unwrap();

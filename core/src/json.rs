@@ -66,6 +66,7 @@ pub(crate) fn parse(
                         open.push(Open {
                             index: tape.len(),
                             object: true,
+                            end: 0,
                         });
                         tape.push(Token::Object { end: 0 });
                         i += 1;
@@ -76,6 +77,7 @@ pub(crate) fn parse(
                         open.push(Open {
                             index: tape.len(),
                             object: false,
+                            end: 0,
                         });
                         tape.push(Token::Array { end: 0 });
                         i += 1;

@@ -15,7 +15,9 @@
 //!   plugin's JavaScript writes, checked in full); `read` (any [`Arguments`]
 //!   walked; the reused buffers).
 //! - Writers: `canonical` (the canonical text), `key` (the chain key: a short
-//!   form, or a digest), `digest` (the digester writing the key form).
+//!   form, or a digest), `digester` (the key form written, and hashed when
+//!   long), `direct` (a transport's key form written from its bytes, no tape),
+//!   `digest` (a call's key, by either).
 //! - `memo`, `similar`, `cycles`, `chains`, `overrides`, `reminders`, `stats`,
 //!   `config` (values and rules), `options` (every option declared once).
 //! - `guard`: [`Guard`], which ties them together the way the plugin uses them.
@@ -31,6 +33,8 @@ mod compare;
 mod config;
 mod cycles;
 mod digest;
+mod digester;
+mod direct;
 mod error;
 mod form;
 mod guard;
@@ -66,5 +70,7 @@ pub use number::write_js_number;
 pub use options::{OptionSpec, RawConfig, Shape, OPTIONS};
 pub use reminders::{Reminder, Tier, GENTLE_TEXT};
 pub use stats::Stats;
-pub use transport::tag as transport_tag;
+pub use transport::{
+    sized as transport_sized, tag as transport_tag, SIZE_BYTES as TRANSPORT_SIZE_BYTES,
+};
 pub use value::{Arguments, Pieces};

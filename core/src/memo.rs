@@ -148,6 +148,7 @@ mod tests {
     use crate::digest::call_key;
     use crate::form::push_string;
     use crate::form::tag::{END, NARROW, NULL, OBJECT};
+    use crate::transport::sized;
     use crate::transport::tag::{LONG, LONG_WIDE};
 
     fn units(text: &str) -> Vec<u16> {
@@ -165,6 +166,7 @@ mod tests {
         push_string(&mut long, &units(&"y".repeat(300)));
         push_string(&mut long, &units("b"));
         long.extend([NULL, END]);
+        let long = sized(&long);
         let short = [NULL];
         let transport = |bytes| Arguments::Transport {
             bytes,
@@ -194,10 +196,10 @@ mod tests {
     #[test]
     fn a_remembered_transport_with_long_strings_matches_only_the_same_strings() {
         // {"a": <narrow piece 0>, "b": <wide piece 0>, "c": <narrow piece 1>}
-        let one = [
+        let one = sized(&[
             OBJECT, NARROW, 1, b'a', LONG, 0, NARROW, 1, b'b', LONG_WIDE, 0, NARROW, 1, b'c', LONG,
             1, END,
-        ];
+        ]);
         let (x, y) = ("x".repeat(1000).into_bytes(), "y".repeat(1000).into_bytes());
         let (w, v) = (units(&"\u{101}".repeat(500)), units(&"\u{102}".repeat(500)));
         let (xy, yx, xx, x_shorter) = (

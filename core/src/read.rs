@@ -6,7 +6,7 @@
 use crate::error::CanonicalError;
 use crate::tape::{Frame, Member, Open, Tape, Token};
 use crate::value::{Arguments, Pieces, Scalar, Str, Visitor};
-use crate::{json, transport};
+use crate::{direct, json, transport};
 
 /// Buffers reused from call to call, so a small call allocates nothing.
 #[derive(Debug, Default)]
@@ -20,6 +20,8 @@ pub struct Scratch {
     /// The digest's input block: zeroed as it grows (to 32 KB at most), then
     /// kept whole, not trimmed, so a call writes into it without zeroing.
     pub(crate) block: Vec<u8>,
+    /// The direct writer's (`direct`).
+    pub(crate) direct: direct::Buffers,
 }
 
 /// Buffers larger than this are given back after a call.
@@ -39,6 +41,7 @@ impl Scratch {
         trim(&mut self.frames);
         trim(&mut self.members);
         trim(&mut self.decoded);
+        self.direct.trim(KEEP);
     }
 }
 

@@ -57,11 +57,13 @@ pub(crate) enum Token {
     },
 }
 
-/// An open container while a reader fills the tape: its tape index and whether it is an object.
+/// An open container while a reader fills the tape: its tape index, whether
+/// it is an object, and (from the transport) where its bytes end.
 #[derive(Debug)]
 pub(crate) struct Open {
     pub(crate) index: usize,
     pub(crate) object: bool,
+    pub(crate) end: usize,
 }
 
 /// A filled tape with what its tokens point into: the JSON text, or the
@@ -362,8 +364,8 @@ enum KeyAt {
 /// in fewer steps than the standard sort's set-up takes.
 const FEW_MEMBERS: usize = 16;
 
-/// Sorts `members` stably by `order`.
-fn sort_members(members: &mut [Member], mut order: impl FnMut(&Member, &Member) -> Ordering) {
+/// Sorts `members` stably by `order` (the tape's members, or the direct writer's).
+pub(crate) fn sort_members<T: Copy>(members: &mut [T], mut order: impl FnMut(&T, &T) -> Ordering) {
     if members.len() > FEW_MEMBERS {
         members.sort_by(order);
         return;

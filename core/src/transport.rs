@@ -13,11 +13,13 @@
 //! | [`tag::LONG`] | an index (LEB128) | a long string passed as it is: that one of the narrow pieces |
 //! | [`tag::LONG_WIDE`] | an index (LEB128) | that one of the wide pieces |
 //! | [`tag::ABSENT`] | | `undefined`, a function or a symbol |
-//! | [`tag::ARRAY`] | values, [`tag::END`] | an array |
-//! | [`tag::OBJECT`] | (key string, value) pairs, [`tag::END`] | an object |
+//! | [`tag::ARRAY`] | its size, values, [`tag::END`] | an array |
+//! | [`tag::OBJECT`] | its size, (key string, value) pairs, [`tag::END`] | an object |
 //!
 //! A key is a string ([`tag::NARROW`], [`tag::WIDE`], [`tag::LONG`] or [`tag::LONG_WIDE`]). The
-//! whole value is a value other than [`tag::ABSENT`], with nothing after it.
+//! whole value is a value other than [`tag::ABSENT`], with nothing after it. A container's size
+//! ([`SIZE_BYTES`] bytes, little-endian) counts the bytes after it, [`tag::END`] included: a reader
+//! can step over a member without reading it (`direct`), and every reader checks it.
 
 use crate::error::CanonicalError;
 use crate::form::{read_len, string_span};
@@ -40,6 +42,18 @@ use tag::{ABSENT, ARRAY, END, FALSE, LONG, LONG_WIDE, NARROW, NULL, NUMBER, OBJE
 /// How many pieces of each kind a transport may refer to: narrow, wide.
 pub(crate) type PieceCounts = (usize, usize);
 
+/// The bytes of a container's size, after its tag.
+pub const SIZE_BYTES: usize = 4;
+
+/// Where the container whose tag is at `at` ends, as its size says: `None`
+/// when the size is cut short or runs past the bytes.
+#[inline]
+pub(crate) fn container_end(bytes: &[u8], at: usize) -> Option<usize> {
+    let size = bytes.get(at + 1..)?.first_chunk::<SIZE_BYTES>()?;
+    let end = (at + 1 + SIZE_BYTES).checked_add(u32::from_le_bytes(*size) as usize)?;
+    (end <= bytes.len()).then_some(end)
+}
+
 /// Reads `bytes` onto `tape`, with `pieces` long strings of each kind to
 /// refer to; each container's token records where its subtree ends.
 pub(crate) fn parse(
@@ -53,15 +67,18 @@ pub(crate) fn parse(
     open.clear();
     let mut at = 0;
     loop {
-        if let Some(&Open { index, object }) = open.last() {
+        if let Some(&Open { index, object, end }) = open.last() {
             if bytes.get(at) == Some(&END) {
                 at += 1;
+                if at != end {
+                    return Err(invalid(at - 1));
+                }
                 open.pop();
-                let end = tape.len();
+                let tape_end = tape.len();
                 if let Some(Token::Array { end: slot } | Token::Object { end: slot }) =
                     tape.get_mut(index)
                 {
-                    *slot = end;
+                    *slot = tape_end;
                 }
                 if open.is_empty() {
                     break;
@@ -99,13 +116,14 @@ pub(crate) fn parse(
                 open.push(Open {
                     index: tape.len(),
                     object,
+                    end: container_end(bytes, at).ok_or(invalid(at))?,
                 });
                 tape.push(if object {
                     Token::Object { end: 0 }
                 } else {
                     Token::Array { end: 0 }
                 });
-                at += 1;
+                at += 1 + SIZE_BYTES;
                 continue;
             }
             _ => return Err(invalid(at)),
@@ -163,6 +181,52 @@ fn string(
     Ok(end)
 }
 
+/// A transport written without sizes (as tests and fuzz targets write them),
+/// with them put in: after each container's tag, the size up to its
+/// [`tag::END`]. A container left open gets the size of the rest.
+#[doc(hidden)]
+pub fn sized(bytes: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut open = Vec::new();
+    let mut at = 0;
+    while let Some(&tag) = bytes.get(at) {
+        let skip = match tag {
+            NUMBER => 9,
+            NARROW | WIDE | LONG | LONG_WIDE => match read_len(bytes, at + 1, usize::MAX) {
+                Ok((len, end)) if tag == NARROW => end - at + len,
+                Ok((len, end)) if tag == WIDE => end - at + 2 * len,
+                Ok((_, end)) => end - at,
+                Err(_) => 1,
+            },
+            ARRAY | OBJECT => {
+                out.extend([tag, 0, 0, 0, 0]);
+                open.push(out.len());
+                at += 1;
+                continue;
+            }
+            _ => 1,
+        };
+        let end = (at + skip).min(bytes.len());
+        out.extend_from_slice(bytes.get(at..end).unwrap_or_default());
+        at = end;
+        if tag == END {
+            if let Some(start) = open.pop() {
+                let size = u32::try_from(out.len() - start).unwrap_or(0);
+                out.get_mut(start - SIZE_BYTES..start)
+                    .unwrap_or_default()
+                    .copy_from_slice(&size.to_le_bytes());
+            }
+        }
+    }
+    for start in open.into_iter().rev() {
+        let size = u32::try_from(out.len() - start).unwrap_or(0);
+        out.get_mut(start - SIZE_BYTES..start)
+            .unwrap_or_default()
+            .copy_from_slice(&size.to_le_bytes());
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -180,8 +244,10 @@ mod tests {
         out.extend(value.to_le_bytes());
     }
 
+    /// The canonical text of `bytes`, a transport written without sizes.
     fn canonical(bytes: &[u8], pieces: Pieces<'_>) -> Result<String, CanonicalError> {
         let mut out = String::new();
+        let bytes = &sized(bytes);
         Arguments::Transport { bytes, pieces }.write_canonical(&mut out)?;
         Ok(out)
     }
@@ -230,7 +296,7 @@ mod tests {
         let key = |arguments| call_key(&[0x74], arguments, &mut Scratch::default());
         assert_eq!(
             key(Arguments::Transport {
-                bytes: &unsorted(),
+                bytes: &sized(&unsorted()),
                 pieces
             }),
             key(Arguments::Json(json))
@@ -305,6 +371,27 @@ mod tests {
             );
         }
         assert_eq!(canonical(&[LONG, 0], one_narrow), Ok("\"a\"".to_owned()));
+        // Sizes that do not match what the container holds.
+        for bytes in [
+            &[ARRAY, 0, 0, 0, 0, END][..],
+            &[ARRAY, 2, 0, 0, 0, END],
+            &[ARRAY, 1, 0, 0],
+            &[ARRAY, 1, 0, 0, 0, NULL, END],
+            &[ARRAY, 3, 0, 0, 0, NULL, END],
+            &[OBJECT, 2, 0, 0, 0, END, NULL],
+            &[ARRAY, 8, 0, 0, 0, ARRAY, 1, 0, 0, 0, NULL, END, END],
+            &[ARRAY, 8, 0, 0, 0, ARRAY, 3, 0, 0, 0, NULL, END, END],
+        ] {
+            let mut out = String::new();
+            let transport = Arguments::Transport {
+                bytes,
+                pieces: Pieces::NONE,
+            };
+            assert!(
+                transport.write_canonical(&mut out).is_err(),
+                "{bytes:?} should be rejected"
+            );
+        }
     }
 
     #[test]

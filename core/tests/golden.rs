@@ -39,8 +39,8 @@ struct OwnedPieces {
     wide: Vec<Vec<u16>>,
 }
 
-/// `value` in the transport's encoding (`core/src/transport.rs`), members in reverse order, so
-/// that the core must sort them; strings over 8 code units passed as pieces, as `encode.js`
+/// `value` in the transport's encoding (`core/src/transport.rs`) without container sizes (see
+/// `transport_sized`), members in reverse order, so that the core must sort them; strings over 8 code units passed as pieces, as `encode.js`
 /// passes long ones: narrow when every code unit fits in a byte.
 fn write_transport(value: &serde_json::Value, out: &mut Vec<u8>, pieces: &mut OwnedPieces) {
     use repeat_tool_guard_core::push_string;
@@ -99,6 +99,7 @@ fn a_value_as_javascript_writes_it_canonicalizes_to_the_same_text_and_key() {
         };
         let (mut bytes, mut pieces) = (Vec::new(), OwnedPieces::default());
         write_transport(&value, &mut bytes, &mut pieces);
+        let bytes = repeat_tool_guard_core::transport_sized(&bytes);
         assert!(
             pieces.narrow.len().max(pieces.wide.len()) < 128,
             "an index takes one byte"

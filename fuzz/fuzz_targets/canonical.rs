@@ -12,8 +12,10 @@
 //!   writes it (members in reverse order, so the core must sort them; longer
 //!   strings as pieces), reads back to the same canonical text and has the same
 //!   chain key;
-//! - the bytes read as a transport: whatever the core accepts has canonical
-//!   text that is a fixed point, and keys the same as that text.
+//! - the bytes read as a transport, as they are and with container sizes put
+//!   in: whatever the core accepts has canonical text that is a fixed point,
+//!   and keys the same as that text (the key written straight from the bytes
+//!   where it can, the text from the tape: the two ways agree).
 #![no_main]
 
 use std::cmp::Ordering;
@@ -23,8 +25,8 @@ use repeat_tool_guard_core::transport_tag::{
     ARRAY, END, FALSE, LONG, LONG_WIDE, NULL, NUMBER, OBJECT, TRUE,
 };
 use repeat_tool_guard_core::{
-    call_key, canonicalize_json, push_string, Arguments, Call, Guard, GuardConfig, Pieces,
-    RawConfig, RawValue, Tier,
+    call_key, canonicalize_json, push_string, transport_sized, Arguments, Call, Guard, GuardConfig,
+    Pieces, RawConfig, RawValue, Tier,
 };
 use serde_json::Value;
 
@@ -33,6 +35,7 @@ fuzz_target!(|data: &[u8]| {
         check_json(text);
     }
     check_encoding(data);
+    check_encoding(&transport_sized(data));
     let units: Vec<u16> = data
         .chunks_exact(2)
         .map(|pair| u16::from_le_bytes([pair[0], pair[1]]))
@@ -56,6 +59,7 @@ fn check_json(text: &str) {
     if let Ok(value) = &theirs {
         let (mut bytes, mut pieces) = (Vec::new(), OwnedPieces::default());
         write_transport(value, &mut bytes, &mut pieces);
+        let bytes = transport_sized(&bytes);
         let narrow: Vec<&[u8]> = pieces.narrow.iter().map(Vec::as_slice).collect();
         let wide: Vec<&[u16]> = pieces.wide.iter().map(Vec::as_slice).collect();
         let encoded = Arguments::Transport {
@@ -204,7 +208,8 @@ struct OwnedPieces {
     wide: Vec<Vec<u16>>,
 }
 
-/// `value` in the transport's encoding as `encode.js` writes it, members in reverse order and
+/// `value` in the transport's encoding as `encode.js` writes it, without container sizes (see
+/// `transport_sized`), members in reverse order and
 /// numbers as they are; strings of more than 8 code units passed as pieces, narrow when every
 /// code unit fits in a byte.
 fn write_transport(value: &Value, out: &mut Vec<u8>, pieces: &mut OwnedPieces) {

@@ -5,8 +5,8 @@
 // walk alone (lib/encode.js), the walk with the native call (`__observeMemory`), and a listener
 // that only calls next(). The core's stages are timed by the core's own profile test
 // (core/src/profile.rs, built with cargo test --release and run once a round, right after the
-// JavaScript side), over the very transports the walk wrote: the read
-// onto the tape, the walk in canonical order, the key form, BLAKE3, the memo and the chain. The
+// JavaScript side), over the very transports the walk wrote: the key form written straight from
+// the transport, BLAKE3, the memo and the chain. The
 // crossing (the Node-API call, the header, the registry, the agent and tool) is what the native
 // call takes beyond the core's `Guard::observe`. Figures to read, never pass/fail.
 import { execFileSync } from 'node:child_process'
@@ -133,11 +133,9 @@ for (const c of cases) {
     stages: [
       ['the JavaScript walk (lib/encode.js)', m((r) => r.walk)],
       ['the crossing (Node-API call, header, registry, agent and tool)', m((r) => r.native - r.walk - r.core.observe)],
-      ['the transport read onto the tape', m((r) => r.core.read)],
-      ['ordering (the tape walked in canonical order)', m((r) => r.core['read+order'] - r.core.read)],
-      ['the key form written', m((r) => r.core['read+order+form'] - r.core['read+order'] - (hashed ? r.core.hash : 0))],
+      ['the key form written straight from the transport (core/src/direct.rs)', m((r) => r.core.form - (hashed ? r.core.hash : 0))],
       ['hashing (BLAKE3, forms over 128 B)', hashed ? m((r) => r.core.hash) : 0],
-      ['the memo and the chain', m((r) => r.core.observe - r.core['read+order+form'])],
+      ['the memo and the chain', m((r) => r.core.observe - r.core.form)],
       ['the plugin around it (tracked-tool cache, the await)', m((r) => r.listener - r.native - r.floor)],
       ['the floor (a listener that only calls next())', m((r) => r.floor)],
     ],

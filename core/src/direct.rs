@@ -30,8 +30,7 @@ use crate::value::Pieces;
 #[derive(Debug, Default)]
 pub(crate) struct Buffers {
     frames: Vec<Frame>,
-    /// The members of the open objects, each object's sorted, one after another.
-    members: Vec<Member>,
+    members: Members,
 }
 
 impl Buffers {
@@ -40,9 +39,42 @@ impl Buffers {
         if self.frames.capacity() > keep {
             self.frames = Vec::new();
         }
-        if self.members.capacity() > keep {
-            self.members = Vec::new();
+        if self.members.open.capacity() > keep {
+            self.members = Members::default();
         }
+    }
+}
+
+/// The members of the open objects, each object's sorted, one after another.
+#[derive(Debug, Default)]
+struct Members {
+    open: Vec<Member>,
+}
+
+impl Members {
+    /// Puts `open[first..]` in canonical order; `false` when a key is there twice.
+    fn sort(&mut self, bytes: &[u8], first: usize) -> bool {
+        let Some(object) = self.open.get_mut(first..) else {
+            return true;
+        };
+        // Most objects' order keys (seven code units) all differ: sorted by
+        // them alone, as plain numbers, the members are in canonical order.
+        sort_members(object, |a, b| a.order.cmp(&b.order));
+        if object
+            .windows(2)
+            .all(|pair| matches!(pair, [a, b] if a.order != b.order))
+        {
+            return true;
+        }
+        // A sort compares every two members that end up side by side: if it met
+        // no equal pair, no key is there twice.
+        let mut twice = false;
+        sort_members(object, |a, b| {
+            let ordering = order(bytes, a, b);
+            twice |= ordering == Ordering::Equal;
+            ordering
+        });
+        !twice
     }
 }
 
@@ -132,7 +164,7 @@ pub(crate) fn write(
     }
     let Buffers { frames, members } = buffers;
     frames.clear();
-    members.clear();
+    members.open.clear();
     let end = value(bytes, 0, pieces, out, frames, members, false)?;
     while let Some(&frame) = frames.last() {
         let top = frames.len() - 1;
@@ -161,11 +193,11 @@ pub(crate) fn write(
             Frame::Object { first, next, last } => {
                 if next == last {
                     out.put([END]);
-                    members.truncate(first);
+                    members.open.truncate(first);
                     frames.pop();
                     continue;
                 }
-                let member = *members.get(next)?;
+                let member = *members.open.get(next)?;
                 if let Some(Frame::Object { next, .. }) = frames.get_mut(top) {
                     *next += 1;
                 }
@@ -267,7 +299,7 @@ fn value(
     pieces: Pieces<'_>,
     out: &mut Digester<'_>,
     frames: &mut Vec<Frame>,
-    members: &mut Vec<Member>,
+    members: &mut Members,
     element: bool,
 ) -> Option<usize> {
     let tag = *bytes.get(at)?;
@@ -314,18 +346,18 @@ fn value(
         }
         OBJECT => {
             let end = container_end(bytes, at)?;
-            let first = members.len();
+            let first = members.open.len();
             out.put([OBJECT]);
             if sorted_members(bytes, at, end, pieces, members)? {
                 // In canonical order already, scalars alone: its members as they are.
                 out.span(bytes, at + 1 + SIZE_BYTES, end - 1);
                 out.put([END]);
-                members.truncate(first);
+                members.open.truncate(first);
             } else {
                 frames.push(Frame::Object {
                     first,
                     next: first,
-                    last: members.len(),
+                    last: members.open.len(),
                 });
             }
             Some(end)
@@ -343,9 +375,9 @@ fn sorted_members(
     at: usize,
     end: usize,
     pieces: Pieces<'_>,
-    members: &mut Vec<Member>,
+    members: &mut Members,
 ) -> Option<bool> {
-    let first = members.len();
+    let first = members.open.len();
     let mut i = at + 1 + SIZE_BYTES;
     let (mut in_order, mut own_forms) = (true, true);
     while i + 1 < end {
@@ -369,10 +401,10 @@ fn sorted_members(
             own_form,
         };
         own_forms &= own_form;
-        if let Some(last) = members.last().filter(|_| members.len() > first) {
+        if let Some(last) = members.open.last().filter(|_| members.open.len() > first) {
             in_order &= last.order < member.order;
         }
-        members.push(member);
+        members.open.push(member);
         i = value_end;
     }
     if i + 1 != end || bytes.get(i) != Some(&END) {
@@ -382,16 +414,8 @@ fn sorted_members(
     if in_order {
         return Some(own_forms);
     }
-    // A sort compares every two members that end up side by side: if it met
-    // no equal pair, no key is there twice. A key twice: the tape decides
-    // which member wins.
-    let mut twice = false;
-    sort_members(members.get_mut(first..)?, |a, b| {
-        let ordering = order(bytes, a, b);
-        twice |= ordering == Ordering::Equal;
-        ordering
-    });
-    (!twice).then_some(false)
+    // A key twice: the tape decides which member wins.
+    members.sort(bytes, first).then_some(false)
 }
 
 #[cfg(test)]

@@ -3,39 +3,18 @@
 //! reads the transport of calls `encode.js` wrote (the file named by
 //! `PROFILE_CALLS`: per call a little-endian `u32` length, then the
 //! arguments' bytes) and times, over them in turn, each stage added to the
-//! ones before: the transport read onto the tape, the walk in canonical
-//! order (a visitor that does nothing), the digester writing the key form
-//! (and hashing it when long), and `Guard::observe` (the memo and the
-//! chain). `PROFILE_ROUNDS` rounds (15) after one that warms up; the medians.
+//! ones before: the key form written straight from the transport (`direct`,
+//! and hashed when long), BLAKE3 alone over bytes as many, and
+//! `Guard::observe` (the memo and the chain too). `PROFILE_ROUNDS` rounds
+//! (15) after one that warms up; the medians.
 //! Ignored by `cargo test`; `benchmark/profile.mjs` runs it.
 
 use std::hint::black_box;
 use std::time::Instant;
 
 use crate::digest::digest_form;
-use crate::key_order::Key;
 use crate::read::Scratch;
-use crate::tape::Tape;
-use crate::value::{Scalar, Visitor};
-use crate::{transport, Arguments, Call, Guard, GuardConfig, Pieces, RawConfig};
-
-/// Counts what the walk meets, so that it is not optimized away.
-#[derive(Default)]
-struct Count(usize);
-
-impl Visitor for Count {
-    fn scalar(&mut self, _value: Scalar<'_>) {
-        self.0 += 1;
-    }
-    fn open_array(&mut self) {}
-    fn close_array(&mut self) {}
-    fn open_object(&mut self) {}
-    fn close_object(&mut self) {}
-    fn element_separator(&mut self) {}
-    fn key(&mut self, _key: &Key<'_>, _first: bool) {
-        self.0 += 1;
-    }
-}
+use crate::{Arguments, Call, Guard, GuardConfig, Pieces, RawConfig};
 
 fn read_calls(path: &str) -> Vec<Vec<u8>> {
     let file = std::fs::read(path).expect("PROFILE_CALLS names a readable file");
@@ -80,29 +59,11 @@ fn stages_of_a_new_call() {
     let rounds: usize = std::env::var("PROFILE_ROUNDS")
         .map_or(Ok(15), |r| r.parse())
         .unwrap();
-    let (mut tokens, mut open) = (Vec::new(), Vec::new());
-    let (mut frames, mut members, mut decoded) = (Vec::new(), Vec::new(), Vec::new());
     let mut scratch = Scratch::default();
     let mut guard = Guard::new(GuardConfig::from_raw(&RawConfig::default()).unwrap());
-    let mut stages: [Vec<f64>; 5] = Default::default();
+    let mut stages: [Vec<f64>; 3] = Default::default();
     for round in 0..=rounds {
         let times = [
-            time(&calls, passes, |bytes| {
-                transport::parse(bytes, (0, 0), &mut tokens, &mut open).unwrap();
-                black_box(&tokens);
-            }),
-            time(&calls, passes, |bytes| {
-                transport::parse(bytes, (0, 0), &mut tokens, &mut open).unwrap();
-                let tape = Tape {
-                    text: "",
-                    bytes,
-                    pieces: Pieces::NONE,
-                    tokens: &tokens,
-                };
-                let mut count = Count::default();
-                tape.walk(&mut frames, &mut members, &mut decoded, &mut count);
-                black_box(count.0);
-            }),
             time(&calls, passes, |bytes| {
                 black_box(digest_form(TOOL, transport(bytes), &mut scratch, &[]).unwrap());
                 scratch.trim();
@@ -123,7 +84,7 @@ fn stages_of_a_new_call() {
             stage.push(time);
         }
     }
-    let names = ["read", "read+order", "read+order+form", "hash", "observe"];
+    let names = ["form", "hash", "observe"];
     let medians = stages.map(|mut times| {
         times.sort_by(f64::total_cmp);
         times[times.len() / 2]

@@ -123,12 +123,7 @@ fn order_key(bytes: &[u8], units: usize, end: usize) -> u64 {
     match bytes.get(units..).and_then(|rest| rest.first_chunk::<8>()) {
         // Not an array index: a high bit, then the first seven code units.
         Some(head) if len == 0 || !head[0].is_ascii_digit() => {
-            let word = u64::from_be_bytes(*head) & !0xff;
-            let word = if len < 7 {
-                word & !(u64::MAX >> (8 * len))
-            } else {
-                word
-            };
+            let word = u64::from_be_bytes(*head) & !(u64::MAX >> (8 * len.min(7)));
             (1 << 63) | (word >> 1)
         }
         _ => narrow_order_key(bytes.get(units..end).unwrap_or_default()),
@@ -191,29 +186,31 @@ pub(crate) fn write(
                 }
             }
             Frame::Object { first, next, last } => {
-                if next == last {
+                // Members whose values are their own form (checked when they were
+                // sorted), each key and value as one span, up to one that is not.
+                let mut position = next;
+                let member = loop {
+                    match members.open.get(position).filter(|_| position < last) {
+                        Some(member) if member.own_form => {
+                            out.span(bytes, member.key as usize, member.end as usize);
+                            position += 1;
+                        }
+                        member => break member.copied(),
+                    }
+                };
+                let Some(member) = member else {
                     out.put([END]);
                     members.open.truncate(first);
                     frames.pop();
                     continue;
-                }
-                let member = *members.open.get(next)?;
+                };
                 if let Some(Frame::Object { next, .. }) = frames.get_mut(top) {
-                    *next += 1;
+                    *next = position + 1;
                 }
-                let (key, at, end) = (
-                    member.key as usize,
-                    member.value as usize,
-                    member.end as usize,
-                );
-                if member.own_form {
-                    // Checked when the members were sorted: the key and the value as one span.
-                    out.span(bytes, key, end);
-                } else {
-                    out.span(bytes, key, at);
-                    if value(bytes, at, pieces, out, frames, members, false)? != end {
-                        return None;
-                    }
+                let (at, end) = (member.value as usize, member.end as usize);
+                out.span(bytes, member.key as usize, at);
+                if value(bytes, at, pieces, out, frames, members, false)? != end {
+                    return None;
                 }
             }
         }
@@ -377,9 +374,10 @@ fn sorted_members(
     pieces: Pieces<'_>,
     members: &mut Members,
 ) -> Option<bool> {
-    let first = members.open.len();
+    let open = &mut members.open;
+    let first = open.len();
     let mut i = at + 1 + SIZE_BYTES;
-    let (mut in_order, mut own_forms) = (true, true);
+    let (mut in_order, mut own_forms, mut previous) = (true, true, None);
     while i + 1 < end {
         // Keys that are narrow strings of the bytes: wide and long ones are the tape's.
         let (units, value) = match *bytes.get(i..i + 2)? {
@@ -391,20 +389,19 @@ fn sorted_members(
             _ => return None,
         };
         let (value_end, own_form) = step(bytes, value, pieces)?;
+        let order = order_key(bytes, units, value);
+        own_forms &= own_form;
+        in_order &= previous.is_none_or(|previous| previous < order);
+        previous = Some(order);
         // Positions fit in 32 bits: `write` checked the length.
-        let member = Member {
-            order: order_key(bytes, units, value),
+        open.push(Member {
+            order,
             key: i as u32,
             units: units as u32,
             value: value as u32,
             end: value_end as u32,
             own_form,
-        };
-        own_forms &= own_form;
-        if let Some(last) = members.open.last().filter(|_| members.open.len() > first) {
-            in_order &= last.order < member.order;
-        }
-        members.open.push(member);
+        });
         i = value_end;
     }
     if i + 1 != end || bytes.get(i) != Some(&END) {
@@ -454,8 +451,11 @@ mod tests {
         out.extend(value.to_le_bytes());
     }
 
+    /// Writes a value.
+    type Write<'a> = &'a dyn Fn(&mut Vec<u8>);
+
     /// An object of the given members, each a key and a value written by `value`.
-    fn object(members: &[(&str, &dyn Fn(&mut Vec<u8>))]) -> Vec<u8> {
+    fn object(members: &[(&str, Write<'_>)]) -> Vec<u8> {
         let mut out = vec![OBJECT];
         for (key, value) in members {
             string(&mut out, key);

@@ -5,7 +5,7 @@ import { createRequire } from 'node:module'
 import Schema from '@deepseek-ai/schemastery'
 import { createUserMessage } from '@deepseek-ai/dsh-llm'
 
-import { encode, encoded, inMemory, release, useMemory } from './lib/encode.js'
+import { encode, encoded, inMemory, release, repeats, useMemory } from './lib/encode.js'
 import { RepeatToolGuard, canonicalize, nativeOf } from './lib/guard.js'
 import { callsSinceLastPrompt } from './lib/history.js'
 import { KNOWN_KEYS, OPTION_SCHEMA } from './lib/options.js'
@@ -84,23 +84,40 @@ export function apply(ctx, config) {
     return known
   }
 
+  // Whether the last call counted repeated its agent's call before (the binding answers `null`
+  // for such a call without a reminder). Only then is a call compared with the last one, and the
+  // walk tracks what it writes, so that a stuck agent's next calls are counted without a walk.
+  let repeated = false
+
   /** Counts the call and returns the reminder due, if any; never throws. */
   function observe(exec, result) {
     try {
       const tool = exec.name
       if (!isTracked(tool)) return null
       const id = exec.agent.id
+      if (repeated && !sameResultOnly && repeats(exec.arguments, id, tool, handle)) {
+        // `false`: the guard keeps no such call; then the call is walked as any other.
+        const observed = binding.__observeAgain(handle)
+        if (observed !== false) {
+          repeated = observed === null
+          return observed
+        }
+      }
       // Not plain parsed JSON (or an odd id): the class path, which applies JSON's rules exactly.
       // Results are compared only when asked for.
-      if (typeof id !== 'string' || !encode(exec.arguments, id, tool, handle, sameResultOnly, result)) {
+      if (typeof id !== 'string' || !encode(exec.arguments, id, tool, handle, sameResultOnly, result, repeated)) {
+        repeated = false
         return sameResultOnly ? guard.observe(id, tool, exec.arguments, result) : guard.observe(id, tool, exec.arguments)
       }
       try {
-        return inMemory() ? binding.__observeMemory() : binding.__observeEncoded(encoded.memory, encoded.pieces, encoded.widePieces)
+        const observed = inMemory() ? binding.__observeMemory() : binding.__observeEncoded(encoded.memory, encoded.pieces, encoded.widePieces)
+        repeated = observed === null
+        return observed
       } finally {
         release()
       }
     } catch (error) {
+      repeated = false
       // Never let the guard fail a tool call: the call proceeds as if unobserved.
       logger.warn('could not observe %s: %s', exec.name, error?.message ?? error)
       return null

@@ -102,6 +102,20 @@ const slotMisses = new Uint8Array(SLOTS)
 const memberSlot = (depth) => (depth << 4) & (SLOTS / 2 - 1)
 const elementSlot = (depth) => ((depth << 4) & (SLOTS / 2 - 1)) | (SLOTS / 2)
 
+// The last value encoded, when `encode` was asked to keep it, as it was read: one flat list, in the
+// order the walk meets them, of its scalars, and for each array ARRAY and its length, for each
+// object OBJECT and its member count, then its keys each before its value. With the agent id, tool
+// name and guard handle it was written for. null: none. `repeats` compares a value with it.
+let snapshot = null
+let snapshotAgentId = null
+let snapshotTool = null
+let snapshotHandle = 0
+// Markers in a snapshot: no value a walk reads is either.
+const ARRAY_MARK = Symbol('array')
+const OBJECT_MARK = Symbol('object')
+// Values with more scalars, keys and containers than this are not kept.
+const MAX_SNAPSHOT = 1 << 16
+
 // Makes a buffer of the given size in the binding's call memory (`useMemory`); undefined: none.
 let callMemory = () => undefined
 // Whether long strings are written into the buffer too, instead of passed in `pieces`.
@@ -476,7 +490,8 @@ function writeResult(result, at) {
  * false when it is not plain parsed JSON or the id or name is long, and the call must take the
  * class's `observe`. The id and name are written as code units, lone surrogates too.
  */
-export function encode(value, agentId = '', tool = '', handle = 0, withResult = false, result = undefined) {
+export function encode(value, agentId = '', tool = '', handle = 0, withResult = false, result = undefined, keep = false) {
+  snapshot = null
   try {
     pieces = widePieces = null
     if (typeof objectPrototype.toJSON === 'function' || !prototypeUnchanged()) return false
@@ -509,6 +524,15 @@ export function encode(value, agentId = '', tool = '', handle = 0, withResult = 
     header[WIDE_PIECES] = widePieces === null ? 0 : widePieces.length
     encoded.pieces = pieces
     encoded.widePieces = widePieces
+    if (keep && !withResult) {
+      const flat = []
+      if (flatten(value, flat, 0)) {
+        snapshot = flat
+        snapshotAgentId = agentId
+        snapshotTool = tool
+        snapshotHandle = handle
+      }
+    }
     return true
   } catch {
     // A stack overflow on a deep value (or a throwing proxy): the class path decides. A buffer
@@ -522,6 +546,98 @@ export function encode(value, agentId = '', tool = '', handle = 0, withResult = 
   } finally {
     pieces = widePieces = null
   }
+}
+
+/**
+ * Appends `value`, just written, to `flat` as a snapshot holds it (see `snapshot`), reading it as
+ * `write` read it; false when it is too large to keep. Recursive, as `write` is, no deeper.
+ */
+function flatten(value, flat, depth) {
+  if (flat.length > MAX_SNAPSHOT) return false
+  if (typeof value !== 'object' || value === null) {
+    flat.push(value)
+    return true
+  }
+  if (Array.isArray(value)) {
+    const length = value.length
+    flat.push(ARRAY_MARK, length)
+    for (let i = 0; i < length; i++) {
+      if (!flatten(value[i], flat, depth + 1)) return false
+    }
+    return true
+  }
+  const count = flat.push(OBJECT_MARK, 0) - 1
+  let members = 0
+  for (const key in value) {
+    flat.push(key)
+    if (!flatten(value[key], flat, depth + 1)) return false
+    members++
+  }
+  flat[count] = members
+  return true
+}
+
+/**
+ * Whether `value`, for `agentId`, `tool` and the guard `handle`, would be written as the snapshot
+ * was: the same keys in the same order, the same values (numbers by `Object.is`). Then Rust
+ * counts it from what it kept of that call (`__observeAgain`), and it is neither written nor read
+ * again. False whenever in doubt: whatever `encode` would not write as plain parsed JSON.
+ */
+export function repeats(value, agentId, tool, handle) {
+  if (snapshot === null || agentId !== snapshotAgentId || tool !== snapshotTool || handle !== snapshotHandle) return false
+  try {
+    if (typeof objectPrototype.toJSON === 'function' || !prototypeUnchanged()) return false
+    return matches(value, 0, 0) === snapshot.length
+  } catch {
+    // A stack overflow, or a throwing getter or proxy: `encode` decides.
+    return false
+  }
+}
+
+/** Where `value` ends among the snapshot's entries if it matches them from `at` (see `repeats`); -1: it does not. */
+function matches(value, at, depth) {
+  if (typeof value !== 'object' || value === null) return same(value, snapshot[at]) ? at + 1 : -1
+  if (depth === MAX_DEPTH) return -1
+  const flat = snapshot
+  // Scalars are compared in the loops, without a call each.
+  if (Array.isArray(value)) {
+    const length = value.length
+    if (flat[at] !== ARRAY_MARK || flat[at + 1] !== length || typeof value.toJSON === 'function') return -1
+    at += 2
+    for (let i = 0; i < length; i++) {
+      const element = value[i]
+      if (typeof element !== 'object' || element === null) {
+        if (!same(element, flat[at++])) return -1
+      } else {
+        at = matches(element, at, depth + 1)
+        if (at < 0) return -1
+      }
+    }
+    return at
+  }
+  const prototype = Object.getPrototypeOf(value)
+  if (flat[at] !== OBJECT_MARK || (prototype !== objectPrototype && (prototype !== null || isRawJSON(value)))) return -1
+  const count = flat[at + 1]
+  let members = 0
+  at += 2
+  for (const key in value) {
+    if (members === count || key !== flat[at]) return -1
+    const member = value[key]
+    if (typeof member !== 'object' || member === null) {
+      if (!same(member, flat[at + 1])) return -1
+      at += 2
+    } else {
+      at = matches(member, at + 1, depth + 1)
+      if (at < 0) return -1
+    }
+    members++
+  }
+  return members === count ? at : -1
+}
+
+/** Whether two scalars are written alike: numbers by `Object.is` (`-0` is not `0` in the bytes). */
+function same(value, kept) {
+  return typeof value === 'number' ? Object.is(value, kept) : value === kept
 }
 
 /** Lets go of the last encoding's strings and drops an oversized buffer once Rust has read it. */

@@ -14,7 +14,13 @@
 //! It returns the reminder, or `undefined`.
 //! `__observeMemory()` does the same for a call without pieces written into
 //! the thread's call memory (`crate::memory`), which it finds without asking
-//! Node-API. Both are internal: the public API is `RepeatToolGuard`.
+//! Node-API. `__observeAgain(handle)` counts a call whose arguments the
+//! plugin found equal to the last call's (same agent and tool), from what the
+//! guard kept of that call. When there is no reminder, each returns `null` if
+//! the call repeated its agent's last one, else `undefined` (the plugin looks
+//! for the next repeat only after one); `__observeAgain` returns `false` when
+//! the guard cannot count the call so. All are internal: the public API is
+//! `RepeatToolGuard`.
 
 use std::cell::RefCell;
 use std::ptr;
@@ -55,6 +61,7 @@ const KEEP_BYTES: usize = 1 << 23;
 pub fn register(exports: &mut Object) -> Result<()> {
     exports.create_c_named_method(c"__observeEncoded", observe_encoded)?;
     exports.create_c_named_method(c"__observeMemory", observe_memory)?;
+    exports.create_c_named_method(c"__observeAgain", observe_again)?;
     exports.create_c_named_method(c"__callMemory", memory::create)
 }
 
@@ -254,16 +261,52 @@ fn observe_call(
         let call = Call::new(agent, tool, transport(arguments))
             .with_result(result.map(transport))
             .known_tracked();
-        Ok(guard.observe(call))
+        Ok((guard.observe(call), guard.repeated()))
     });
     // Thrown once the guard is no longer borrowed.
-    let observed = observed
-        .map_err(|e| js.throw(ErrorClass::Error, &e.to_string()))??
-        .map_err(|e| js.throw(ErrorClass::Error, &e.to_string()))?;
-    match observed {
-        // No reminder: `undefined` in JavaScript (a null result), cheaper than asking for `null`.
-        None => Ok(ptr::null_mut()),
+    let (observed, repeated) =
+        observed.map_err(|e| js.throw(ErrorClass::Error, &e.to_string()))??;
+    answer_observed(js, observed, repeated)
+}
+
+/// What a call counted gives JavaScript: its reminder; or with none, `null`
+/// when it repeated its agent's last call, else `undefined`.
+fn answer_observed(
+    js: &Js,
+    observed: std::result::Result<Option<repeat_tool_guard_core::Reminder>, impl ToString>,
+    repeated: bool,
+) -> Result<napi_value> {
+    match observed.map_err(|e| js.throw(ErrorClass::Error, &e.to_string()))? {
         Some(reminder) => js.to_js(Reminder::from(reminder)),
+        None if repeated => js.null(),
+        // `undefined` in JavaScript (a null result), cheaper than asking for it.
+        None => Ok(ptr::null_mut()),
+    }
+}
+
+/// `__observeAgain(handle)`: counts, for the guard with `handle`, a call whose
+/// agent, tool and arguments are the last call's (`Guard::observe_again`);
+/// `false` when the guard cannot.
+pub unsafe extern "C" fn observe_again(env: napi_env, info: napi_callback_info) -> napi_value {
+    // SAFETY: `env` is what Node-API called `__observeAgain` with; `js`, a local, ends when this
+    // returns.
+    let js = unsafe { Js::from_callback(env) };
+    let observed = again(&js, info);
+    answer(&js, observed)
+}
+
+fn again(js: &Js, info: napi_callback_info) -> Result<napi_value> {
+    let [handle] = js.args::<1>(info, "__observeAgain takes the guard's handle")?;
+    let handle = js.number(handle)?;
+    let observed = registry::with_prefix(handle, |guard, prefix| {
+        let (agent, tool) = prefix.last()?;
+        let observed = guard.observe_again(agent, tool)?;
+        Some((observed, guard.repeated()))
+    })
+    .map_err(|e| js.throw(ErrorClass::Error, &e.to_string()))?;
+    match observed {
+        Some((observed, repeated)) => answer_observed(js, observed, repeated),
+        None => js.boolean_value(false),
     }
 }
 

@@ -180,6 +180,18 @@ impl Js<'_> {
         Ok(out)
     }
 
+    pub fn null(&self) -> Result<napi_value> {
+        let mut out = ptr::null_mut();
+        napi!(self, "get null", napi_get_null(&mut out))?;
+        Ok(out)
+    }
+
+    pub fn boolean_value(&self, value: bool) -> Result<napi_value> {
+        let mut out = ptr::null_mut();
+        napi!(self, "get boolean", napi_get_boolean(value, &mut out))?;
+        Ok(out)
+    }
+
     pub fn array_length(&self, array: napi_value) -> Result<u32> {
         let mut out = 0;
         napi!(self, "array length", napi_get_array_length(array, &mut out))?;

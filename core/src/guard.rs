@@ -72,6 +72,8 @@ pub struct Guard {
     /// The last arguments and the last result keyed.
     memos: [Memo; 2],
     stats: Stats,
+    /// Whether the last call counted on the reference's path extended its agent's run.
+    repeated: bool,
 }
 
 /// The run-length tier due at `run`: gentle at the first threshold, detailed
@@ -107,7 +109,16 @@ impl Guard {
             scratch: Scratch::default(),
             memos: Default::default(),
             stats: Stats::default(),
+            repeated: false,
         }
+    }
+
+    /// Whether the last call counted (by [`Guard::observe`] or
+    /// [`Guard::observe_again`]) on the reference's path extended its agent's
+    /// run: it repeated the agent's call before, and the same call again can
+    /// be counted by [`Guard::observe_again`]. Never with an opt-in feature on.
+    pub fn repeated(&self) -> bool {
+        self.repeated
     }
 
     /// Whether `observe` compares results (`sameResultOnly`): callers pass them only then.
@@ -141,6 +152,7 @@ impl Guard {
             result,
             known_tracked,
         } = call;
+        self.repeated = false;
         if !known_tracked && !self.is_tracked(tool) {
             return Ok(None);
         }
@@ -161,6 +173,7 @@ impl Guard {
             Ok(form) if !self.extended => {
                 // The key is compared where the digester left it: no copy on a repeat.
                 let run = self.chains.advance_form(agent, &form);
+                self.repeated = run > 1;
                 self.scratch.trim();
                 self.stats.observed += 1;
                 self.run_reminder(
@@ -181,6 +194,32 @@ impl Guard {
             self.stats.reminded(reminder.tier);
         }
         Ok(reminder)
+    }
+
+    /// [`Guard::observe`] of a call of `tool` whose arguments are those the
+    /// guard keyed last, again (the plugin found them equal): the key is the
+    /// one kept, and nothing is read or hashed again. `None` when the guard
+    /// cannot count the call so: it keeps no such arguments (none yet, too
+    /// large, another tool's), or an opt-in feature needs them read.
+    pub fn observe_again(
+        &mut self,
+        agent: &[u16],
+        tool: &[u16],
+    ) -> Option<Result<Option<Reminder>, CanonicalError>> {
+        if self.extended {
+            return None;
+        }
+        let memo = &self.memos[0];
+        let run = self.chains.advance_form(agent, &memo.key_of(tool)?);
+        self.repeated = run > 1;
+        self.stats.observed += 1;
+        let tier = tier_at(&self.config.thresholds, None, run);
+        let reminder =
+            memo.with_arguments(|arguments| self.run_reminder(tier, tool, run, arguments, &[]));
+        if let Ok(Some(reminder)) = &reminder {
+            self.stats.reminded(reminder.tier);
+        }
+        Some(reminder)
     }
 
     /// The opt-in path. One reminder per call at most: a run-length reminder

@@ -51,6 +51,23 @@ impl Memo {
             && self.wide.holds(pieces.wide)
     }
 
+    /// The key of the arguments kept, when they were keyed for `tool`.
+    pub(crate) fn key_of(&self, tool: &[u16]) -> Option<KeyForm<'_>> {
+        (self.valid && self.tool == tool).then(|| self.key.form())
+    }
+
+    /// Calls `f` with the arguments kept, as the transport they came in.
+    pub(crate) fn with_arguments<R>(&self, f: impl FnOnce(Arguments<'_>) -> R) -> R {
+        let (narrow, wide) = (self.narrow.strings(), self.wide.strings());
+        f(Arguments::Transport {
+            bytes: &self.bytes,
+            pieces: Pieces {
+                narrow: &narrow,
+                wide: &wide,
+            },
+        })
+    }
+
     /// Keeps `tool`, `bytes` and `pieces` with their `key`.
     fn keep(&mut self, tool: &[u16], bytes: &[u8], pieces: Pieces<'_>, key: &KeyForm<'_>) {
         refill(&mut self.tool, [tool]);
@@ -78,6 +95,19 @@ impl<T: Copy + PartialEq> Kept<T> {
                 start = end;
                 same
             })
+    }
+
+    /// The strings kept, each a slice of `units`.
+    fn strings(&self) -> Vec<&[T]> {
+        let mut start = 0;
+        self.ends
+            .iter()
+            .map(|&end| {
+                let string = self.units.get(start..end).unwrap_or_default();
+                start = end;
+                string
+            })
+            .collect()
     }
 
     fn keep(&mut self, strings: &[&[T]]) {

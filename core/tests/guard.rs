@@ -701,3 +701,67 @@ fn similar_runs_compare_arguments_without_ignored_keys_and_need_equal_results_wi
     );
     assert_eq!(call(&mut g, r#"{"q":"x3"}"#, "2"), Some(Tier::Similar));
 }
+
+#[test]
+fn a_call_counted_again_from_the_kept_arguments_counts_as_observed() {
+    use repeat_tool_guard_core::transport_sized;
+    use repeat_tool_guard_core::transport_tag::{END, NULL, NUMBER, OBJECT};
+    use repeat_tool_guard_core::{push_string, Pieces};
+    // {"z": null, "a": 1.5}: written unsorted, as encode.js writes it.
+    let mut bytes = vec![OBJECT];
+    push_string(&mut bytes, &u("z"));
+    bytes.push(NULL);
+    push_string(&mut bytes, &u("a"));
+    bytes.push(NUMBER);
+    bytes.extend(1.5f64.to_le_bytes());
+    bytes.push(END);
+    let bytes = transport_sized(&bytes);
+    let transport = Arguments::Transport {
+        bytes: &bytes,
+        pieces: Pieces::NONE,
+    };
+    let (agent, tool) = (u("a"), u("grep"));
+    let call = Call::new(&agent, &tool, transport).known_tracked();
+    // One guard observes the call nine times, the other once and then counts it again.
+    let (mut observed, mut again) = (
+        guard(&[3.0, 5.0, 8.0], &[], &[]),
+        guard(&[3.0, 5.0, 8.0], &[], &[]),
+    );
+    let text = |reminder: Option<repeat_tool_guard_core::Reminder>| {
+        reminder.map(|r| (r.tier, r.count, r.text))
+    };
+    assert_eq!(
+        text(observed.observe(call).unwrap()),
+        text(again.observe(call).unwrap())
+    );
+    assert!(!again.repeated(), "a first call repeats nothing");
+    let mut texts = Vec::new();
+    for _ in 2..=9 {
+        let expected = text(observed.observe(call).unwrap());
+        let counted = text(again.observe_again(&agent, &tool).unwrap().unwrap());
+        assert_eq!(counted, expected);
+        assert_eq!(again.repeated(), observed.repeated());
+        assert!(again.repeated());
+        texts.extend(counted.map(|(_, _, text)| String::from_utf16_lossy(&text)));
+    }
+    assert_eq!(again.stats(), observed.stats());
+    // Reminders at 3, 5 and 8; the detailed ones quote the kept arguments, canonical.
+    assert_eq!(texts.len(), 3);
+    assert!(texts[1].contains(r#"{"a":1.5,"z":null}"#), "{}", texts[1]);
+    // Nothing kept for another tool, for a guard that has seen nothing, or after a call of JSON text.
+    assert!(again.observe_again(&agent, &u("find")).is_none());
+    assert!(guard(&[3.0], &[], &[])
+        .observe_again(&agent, &tool)
+        .is_none());
+    again
+        .observe(Call::new(&agent, &tool, Arguments::Json("{}")))
+        .unwrap();
+    assert!(again.observe_again(&agent, &tool).is_none());
+    // An opt-in feature reads the arguments of every call: none is counted again.
+    let raw = RawConfig::default().with("repeatEvery", RawValue::Number(2.0));
+    let mut extended = Guard::new(GuardConfig::from_raw(&raw).unwrap());
+    extended.observe(call).unwrap();
+    extended.observe(call).unwrap();
+    assert!(!extended.repeated());
+    assert!(extended.observe_again(&agent, &tool).is_none());
+}

@@ -461,7 +461,7 @@ withCallMemory('the call memory read unasked: a bad header is a clear error, a b
     encoded.memory.transfer()
     t.false(encode({ q: 1 }, 'ag', 'tool', guard.__handle()))
     t.true(encode({ q: 1 }, 'ag', 'tool', guard.__handle()) && inMemory())
-    t.is(binding.__observeMemory(), undefined)
+    t.is(binding.__observeMemory(), null, 'the same call again: it repeats, with no reminder yet')
     release()
   }
   // Each worker thread has its own call memory: none until its encode.js asks for one.

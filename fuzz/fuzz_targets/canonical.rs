@@ -11,7 +11,8 @@
 //! - what serde_json parses, written in the transport's encoding as `encode.js`
 //!   writes it (members in reverse order, so the core must sort them; longer
 //!   strings as pieces), reads back to the same canonical text and has the same
-//!   chain key;
+//!   chain key; so does it with every 0 written as `-0` and every `null` as
+//!   `NaN`, numbers JSON prints as `0` and `null`;
 //! - the bytes read as a transport, as they are and with container sizes put
 //!   in: whatever the core accepts has canonical text that is a fixed point,
 //!   and keys the same as that text (the key written straight from the bytes
@@ -57,32 +58,9 @@ fn check_json(text: &str) {
         "canonical text of {text:?} is not a fixed point"
     );
     if let Ok(value) = &theirs {
-        let (mut bytes, mut pieces) = (Vec::new(), OwnedPieces::default());
-        write_transport(value, &mut bytes, &mut pieces);
-        let bytes = transport_sized(&bytes);
-        let narrow: Vec<&[u8]> = pieces.narrow.iter().map(Vec::as_slice).collect();
-        let wide: Vec<&[u16]> = pieces.wide.iter().map(Vec::as_slice).collect();
-        let encoded = Arguments::Transport {
-            bytes: &bytes,
-            pieces: Pieces {
-                narrow: &narrow,
-                wide: &wide,
-            },
-        };
-        let mut walked = String::new();
-        encoded
-            .write_canonical(&mut walked)
-            .unwrap_or_else(|e| panic!("the encoding of {text:?} is rejected: {e}"));
-        assert_eq!(
-            walked, canonical,
-            "the encoding of {text:?} walks elsewhere"
-        );
-        let scratch = &mut Default::default();
-        assert_eq!(
-            call_key(&T, encoded, scratch),
-            call_key(&T, Arguments::Json(text), scratch),
-            "the encoding of {text:?} has another key"
-        );
+        for odd_numbers in [false, true] {
+            check_transport(text, value, &canonical, odd_numbers);
+        }
     }
     if let Ok(value) = theirs {
         let reparsed: Value = serde_json::from_str(&canonical)
@@ -197,6 +175,38 @@ fn check_text(units: &[u16]) {
     }
 }
 
+/// `value` (parsed from `text`, whose canonical text is `canonical`) written as a transport must
+/// read back to that text and key as the text does; with `odd_numbers`, every 0 is written as
+/// `-0` and every `null` as `NaN`.
+fn check_transport(text: &str, value: &Value, canonical: &str, odd_numbers: bool) {
+    let (mut bytes, mut pieces) = (Vec::new(), OwnedPieces::default());
+    write_transport(value, &mut bytes, &mut pieces, odd_numbers);
+    let bytes = transport_sized(&bytes);
+    let narrow: Vec<&[u8]> = pieces.narrow.iter().map(Vec::as_slice).collect();
+    let wide: Vec<&[u16]> = pieces.wide.iter().map(Vec::as_slice).collect();
+    let encoded = Arguments::Transport {
+        bytes: &bytes,
+        pieces: Pieces {
+            narrow: &narrow,
+            wide: &wide,
+        },
+    };
+    let mut walked = String::new();
+    encoded
+        .write_canonical(&mut walked)
+        .unwrap_or_else(|e| panic!("the encoding of {text:?} is rejected: {e}"));
+    assert_eq!(
+        walked, canonical,
+        "the encoding of {text:?} walks elsewhere"
+    );
+    let scratch = &mut Default::default();
+    assert_eq!(
+        call_key(&T, encoded, scratch),
+        call_key(&T, Arguments::Json(text), scratch),
+        "the encoding of {text:?} has another key"
+    );
+}
+
 /// The tool name "t" and the agent id "a", as UTF-16 code units.
 const T: [u16; 1] = [b't' as u16];
 const A: [u16; 1] = [b'a' as u16];
@@ -212,7 +222,7 @@ struct OwnedPieces {
 /// `transport_sized`), members in reverse order and
 /// numbers as they are; strings of more than 8 code units passed as pieces, narrow when every
 /// code unit fits in a byte.
-fn write_transport(value: &Value, out: &mut Vec<u8>, pieces: &mut OwnedPieces) {
+fn write_transport(value: &Value, out: &mut Vec<u8>, pieces: &mut OwnedPieces, odd_numbers: bool) {
     let string = |out: &mut Vec<u8>, pieces: &mut OwnedPieces, s: &str| {
         let units: Vec<u16> = s.encode_utf16().collect();
         if units.len() <= 8 {
@@ -235,26 +245,31 @@ fn write_transport(value: &Value, out: &mut Vec<u8>, pieces: &mut OwnedPieces) {
         out.push(index as u8);
     };
     match value {
+        Value::Null if odd_numbers => {
+            out.push(NUMBER);
+            out.extend(f64::NAN.to_le_bytes());
+        }
         Value::Null => out.push(NULL),
         Value::Bool(b) => out.push(if *b { TRUE } else { FALSE }),
         // serde_json reads numbers past f64's range as errors, so every number here is finite.
         Value::Number(n) => {
+            let n = n.as_f64().unwrap_or(0.0);
             out.push(NUMBER);
-            out.extend(n.as_f64().unwrap_or(0.0).to_le_bytes());
+            out.extend(if odd_numbers && n == 0.0 { -0.0 } else { n }.to_le_bytes());
         }
         Value::String(s) => string(out, pieces, s),
         Value::Array(items) => {
             out.push(ARRAY);
             items
                 .iter()
-                .for_each(|item| write_transport(item, out, pieces));
+                .for_each(|item| write_transport(item, out, pieces, odd_numbers));
             out.push(END);
         }
         Value::Object(members) => {
             out.push(OBJECT);
             for (key, item) in members.iter().rev() {
                 string(out, pieces, key);
-                write_transport(item, out, pieces);
+                write_transport(item, out, pieces, odd_numbers);
             }
             out.push(END);
         }

@@ -6,7 +6,7 @@
 // symlink to this one will do). Prints, per case, each side's median ns and the median over the
 // rounds of the reference's time divided by that side's; with two or more builds, also each later
 // build's time over the first's, round by round. Not part of npm run bench.
-//   node --expose-gc benchmark/builds-ab.mjs <dir> [<dir> ...]      (BUILDS_CASES=100 for one case; 1 MB for the long strings)
+//   node --expose-gc benchmark/builds-ab.mjs <dir> [<dir> ...]      (BUILDS_CASES=100 for the ~100 B cases; 1 MB for the long strings; deep,wide)
 import * as reference from '@deepseek-ai/dsh-repeat-tool-reminder'
 import { resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
@@ -23,20 +23,32 @@ const ONLY = process.env.BUILDS_CASES?.split(',')
 const next = () => Promise.resolve({ kind: 'accept' })
 const agent = { id: 'agent-0' }
 
+function deep(levels) {
+  let value = { leaf: 1 }
+  for (let i = 0; i < levels; i++) value = { z: i, a: value }
+  return value
+}
+
 const cases = [
   { name: '~100 B', args: SMALL },
   { name: '~10 KB nested', args: nested(10_000) },
+  // Each call differs from the last, as in bench.mjs.
+  { name: '~100 B, each call new', args: SMALL, vary: (args, i) => ({ ...args, limit: i }) },
+  { name: '~10 KB nested, each call new', args: nested(10_000), vary: (args, i) => ({ ...args, query: `search ${i}` }) },
+  { name: 'deep (1,000 levels)', args: deep(1000) },
+  { name: 'wide (10,000 keys)', args: Object.fromEntries(Array.from({ length: 10_000 }, (_, i) => [`key${(i * 7919) % 10_000}`, i])) },
   { name: '~1 MB string', args: { path: 'out.txt', content: 'x'.repeat(1 << 20) } },
   // The same with one code unit past Latin-1 at its end: V8 then keeps it two bytes a unit.
   { name: '~1 MB string, one € at its end', args: { path: 'out.txt', content: 'x'.repeat(1 << 20) + '€' } },
 ]
-for (const { name, args } of cases.filter((c) => !ONLY || ONLY.some((word) => c.name.includes(word)))) {
+for (const { name, args, vary } of cases.filter((c) => !ONLY || ONLY.some((word) => c.name.includes(word)))) {
   const json = JSON.stringify(args)
   const perRound = callsPerRound(json)
   const times = listeners.map(() => [])
   const ratios = listeners.map(() => [])
   for (let round = 0; round < ROUNDS + 1; round++) {
-    const copies = listeners.map(() => Array.from({ length: perRound }, () => deepFreeze(JSON.parse(json))))
+    const copy = (_, i) => deepFreeze(vary ? vary(JSON.parse(json), i) : JSON.parse(json))
+    const copies = listeners.map(() => Array.from({ length: perRound }, copy))
     const ns = listeners.map(() => 0)
     for (let k = 0; k < listeners.length; k++) {
       const i = (k + round) % listeners.length

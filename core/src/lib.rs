@@ -7,17 +7,17 @@
 //!   (JavaScript's `Number::toString`), `key_order` (canonical key order),
 //!   `value` (the [`Arguments`] of a call and the `Visitor` a walk in
 //!   canonical order calls), `form` (the key form's tags, strings and lengths),
-//!   `patterns` (tool-name patterns), `ignore` (key paths left out of a
-//!   walk, by a visitor in between).
+//!   `patterns` (tool-name patterns).
 //! - `tape`: a value as one flat list of tokens, walked in canonical order;
 //!   every canonical rule lives here.
 //! - Readers onto the tape: `json` (JSON text), `transport` (what the
-//!   plugin's JavaScript writes, checked in full); `read` (any [`Arguments`]
-//!   walked; the reused buffers).
-//! - Writers: `canonical` (the canonical text), `key` (the chain key: a short
-//!   form, or a digest), `digester` (the key form written, and hashed when
-//!   long), `direct` (a transport's key form written from its bytes, no tape),
-//!   `digest` (a call's key, by either).
+//!   plugin's JavaScript writes, checked in full).
+//! - The key form's writers: `key` (the chain key: a short form, or a
+//!   digest), `digester` (the key form written, and hashed when long),
+//!   `direct` (a transport's key form written from its bytes, no tape).
+//! - `read` (any [`Arguments`] walked; the reused buffers), `ignore` (key
+//!   paths left out of a walk, by a visitor in between), then `canonical`
+//!   (the canonical text) and `digest` (a call's key, either way).
 //! - `memo`, `similar`, `cycles`, `chains`, `overrides`, `reminders`, `stats`,
 //!   `config` (values and rules), `options` (every option declared once).
 //! - `guard`: [`Guard`], which ties them together the way the plugin uses them.

@@ -127,3 +127,28 @@ test.serial('with an opt-in feature or sameResultOnly, no call is counted withou
     t.is(counted, 0, JSON.stringify(config))
   }
 })
+
+test.serial('two copies of the walk in one thread (as in a test runner\'s module graphs) count each guard\'s calls for its own agent', async (t) => {
+  const [a, b] = await Promise.all([import('../lib/encode.js?copy-a'), import('../lib/encode.js?copy-b')])
+  const ga = new binding.RepeatToolGuard({ thresholds: [3] })
+  const gb = new binding.RepeatToolGuard({ thresholds: [3] })
+  /** One call through a copy of the walk, as the plugin makes it: the fast path's answer. */
+  const call = (copy, guard, agent, value, keep) => {
+    t.true(copy.encode(value, agent, 'grep', guard.__handle(), false, undefined, keep))
+    try {
+      return copy.inMemory() ? binding.__observeMemory() : binding.__observeEncoded(copy.encoded.memory, copy.encoded.pieces, copy.encoded.widePieces)
+    } finally {
+      copy.release()
+    }
+  }
+  const value = () => ({ pattern: 'TODO', path: 'src' })
+  t.is(call(a, ga, 'agent-a', value(), false), undefined)
+  t.is(call(a, ga, 'agent-a', value(), true), null, 'a repeat: the copy keeps a snapshot')
+  // The other copy's call of the same tool, for another guard and agent, comes between.
+  t.is(call(b, gb, 'agent-b', value(), false), undefined)
+  t.true(a.repeats(value(), 'agent-a', 'grep', ga.__handle()))
+  // Counted for agent-a: its third call, the gentle reminder.
+  t.is(binding.__observeAgain(ga.__handle())?.count, 3)
+  t.is(gb.stats().observed, 1, 'the other guard counted only its own call')
+  t.is(call(b, gb, 'agent-b', value(), false), null, 'agent-b\'s run is its own')
+})

@@ -285,8 +285,8 @@ fn answer_observed(
 }
 
 /// `__observeAgain(handle)`: counts, for the guard with `handle`, a call whose
-/// agent, tool and arguments are the last call's (`Guard::observe_again`);
-/// `false` when the guard cannot.
+/// agent, tool and arguments are those of the last call it counted
+/// (`Guard::observe_again`); `false` when the guard cannot.
 pub unsafe extern "C" fn observe_again(env: napi_env, info: napi_callback_info) -> napi_value {
     // SAFETY: `env` is what Node-API called `__observeAgain` with; `js`, a local, ends when this
     // returns.
@@ -298,9 +298,8 @@ pub unsafe extern "C" fn observe_again(env: napi_env, info: napi_callback_info) 
 fn again(js: &Js, info: napi_callback_info) -> Result<napi_value> {
     let [handle] = js.args::<1>(info, "__observeAgain takes the guard's handle")?;
     let handle = js.number(handle)?;
-    let observed = registry::with_prefix(handle, |guard, prefix| {
-        let (agent, tool) = prefix.last()?;
-        let observed = guard.observe_again(agent, tool)?;
+    let observed = registry::with(handle, |guard| {
+        let observed = guard.observe_again()?;
         Some((observed, guard.repeated()))
     })
     .map_err(|e| js.throw(ErrorClass::Error, &e.to_string()))?;

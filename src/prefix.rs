@@ -32,11 +32,6 @@ impl Prefix {
         Ok((&self.agent, &self.tool, self.form.len()))
     }
 
-    /// The agent id and tool name of the last call read, if any.
-    pub(crate) fn last(&self) -> Option<(&[u16], &[u16])> {
-        (!self.form.is_empty()).then_some((&self.agent, &self.tool))
-    }
-
     fn parse(&mut self, bytes: &[u8]) -> Result<()> {
         self.form.clear();
         let (agent, tool_at) = read_string(bytes, 0).map_err(|_| malformed("agent id"))?;

@@ -173,6 +173,7 @@ impl Guard {
             Ok(form) if !self.extended => {
                 // The key is compared where the digester left it: no copy on a repeat.
                 let run = self.chains.advance_form(agent, &form);
+                self.memos[0].counted_for(agent);
                 self.repeated = run > 1;
                 self.scratch.trim();
                 self.stats.observed += 1;
@@ -196,21 +197,18 @@ impl Guard {
         Ok(reminder)
     }
 
-    /// [`Guard::observe`] of a call of `tool` whose arguments are those the
-    /// guard keyed last, again (the plugin found them equal): the key is the
-    /// one kept, and nothing is read or hashed again. `None` when the guard
-    /// cannot count the call so: it keeps no such arguments (none yet, too
-    /// large, another tool's), or an opt-in feature needs them read.
-    pub fn observe_again(
-        &mut self,
-        agent: &[u16],
-        tool: &[u16],
-    ) -> Option<Result<Option<Reminder>, CanonicalError>> {
+    /// [`Guard::observe`] of the last call counted, again: the same agent,
+    /// tool and arguments (the plugin found them equal). The key is the one
+    /// kept, and nothing is read or hashed again. `None` when the guard cannot
+    /// count the call so: it keeps no such call (none yet, too large, the last
+    /// one read from JSON text), or an opt-in feature needs the arguments read.
+    pub fn observe_again(&mut self) -> Option<Result<Option<Reminder>, CanonicalError>> {
         if self.extended {
             return None;
         }
         let memo = &self.memos[0];
-        let run = self.chains.advance_form(agent, &memo.key_of(tool)?);
+        let (agent, tool, form) = memo.last_call()?;
+        let run = self.chains.advance_form(agent, &form);
         self.repeated = run > 1;
         self.stats.observed += 1;
         let tier = tier_at(&self.config.thresholds, None, run);

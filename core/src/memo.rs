@@ -26,6 +26,9 @@ pub(crate) struct Memo {
     key: CallKey,
     /// Whether `key` is the key of the rest.
     valid: bool,
+    /// The agent the kept call was last counted for, when `agent_kept`.
+    agent: Vec<u16>,
+    agent_kept: bool,
 }
 
 impl Default for Memo {
@@ -37,6 +40,8 @@ impl Default for Memo {
             wide: Kept::default(),
             key: CallKey::from(&KeyForm::Inline(&[])),
             valid: false,
+            agent: Vec::new(),
+            agent_kept: false,
         }
     }
 }
@@ -51,9 +56,17 @@ impl Memo {
             && self.wide.holds(pieces.wide)
     }
 
-    /// The key of the arguments kept, when they were keyed for `tool`.
-    pub(crate) fn key_of(&self, tool: &[u16]) -> Option<KeyForm<'_>> {
-        (self.valid && self.tool == tool).then(|| self.key.form())
+    /// The call whose arguments are kept was counted for `agent`.
+    pub(crate) fn counted_for(&mut self, agent: &[u16]) {
+        if !self.agent_kept || self.agent != agent {
+            refill(&mut self.agent, [agent]);
+            self.agent_kept = true;
+        }
+    }
+
+    /// The last call counted with the arguments kept: its agent, its tool and its key.
+    pub(crate) fn last_call(&self) -> Option<(&[u16], &[u16], KeyForm<'_>)> {
+        (self.valid && self.agent_kept).then(|| (&self.agent[..], &self.tool[..], self.key.form()))
     }
 
     /// Calls `f` with the arguments kept, as the transport they came in.
@@ -76,6 +89,7 @@ impl Memo {
         self.wide.keep(pieces.wide);
         self.key.set(key);
         self.valid = true;
+        self.agent_kept = false;
     }
 }
 

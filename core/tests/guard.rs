@@ -738,7 +738,7 @@ fn a_call_counted_again_from_the_kept_arguments_counts_as_observed() {
     let mut texts = Vec::new();
     for _ in 2..=9 {
         let expected = text(observed.observe(call).unwrap());
-        let counted = text(again.observe_again(&agent, &tool).unwrap().unwrap());
+        let counted = text(again.observe_again().unwrap().unwrap());
         assert_eq!(counted, expected);
         assert_eq!(again.repeated(), observed.repeated());
         assert!(again.repeated());
@@ -748,20 +748,25 @@ fn a_call_counted_again_from_the_kept_arguments_counts_as_observed() {
     // Reminders at 3, 5 and 8; the detailed ones quote the kept arguments, canonical.
     assert_eq!(texts.len(), 3);
     assert!(texts[1].contains(r#"{"a":1.5,"z":null}"#), "{}", texts[1]);
-    // Nothing kept for another tool, for a guard that has seen nothing, or after a call of JSON text.
-    assert!(again.observe_again(&agent, &u("find")).is_none());
-    assert!(guard(&[3.0], &[], &[])
-        .observe_again(&agent, &tool)
-        .is_none());
+    // The same arguments from another agent: counted again, for that agent.
+    let other = u("b");
+    again
+        .observe(Call::new(&other, &tool, transport).known_tracked())
+        .unwrap();
+    assert!(!again.repeated());
+    again.observe_again().unwrap().unwrap();
+    assert!(again.repeated(), "the other agent's run grew");
+    // Nothing kept for a guard that has seen nothing, or after a call of JSON text.
+    assert!(guard(&[3.0], &[], &[]).observe_again().is_none());
     again
         .observe(Call::new(&agent, &tool, Arguments::Json("{}")))
         .unwrap();
-    assert!(again.observe_again(&agent, &tool).is_none());
+    assert!(again.observe_again().is_none());
     // An opt-in feature reads the arguments of every call: none is counted again.
     let raw = RawConfig::default().with("repeatEvery", RawValue::Number(2.0));
     let mut extended = Guard::new(GuardConfig::from_raw(&raw).unwrap());
     extended.observe(call).unwrap();
     extended.observe(call).unwrap();
     assert!(!extended.repeated());
-    assert!(extended.observe_again(&agent, &tool).is_none());
+    assert!(extended.observe_again().is_none());
 }

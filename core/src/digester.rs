@@ -41,8 +41,7 @@ impl<'b> Digester<'b> {
             block,
             len: 0,
         };
-        digester.put([TOOL]);
-        digester.units(tool);
+        digester.restart(tool);
         digester
     }
 

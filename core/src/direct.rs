@@ -16,14 +16,14 @@
 use std::cmp::Ordering;
 
 use crate::digester::Digester;
+use crate::form::string_span;
 use crate::form::tag::{NULL, OBJECT};
-use crate::form::{read_len, string_span};
 use crate::key_order::{narrow_order_key, Key};
 use crate::tape::sort_members;
 use crate::transport::tag::{
     ABSENT, ARRAY, END, FALSE, LONG, LONG_WIDE, NARROW, NUMBER, TRUE, WIDE,
 };
-use crate::transport::{container_end, SIZE_BYTES};
+use crate::transport::{self, container_end, SIZE_BYTES};
 use crate::value::Pieces;
 
 /// The buffers of a write, kept from call to call.
@@ -256,7 +256,7 @@ fn step(bytes: &[u8], at: usize, pieces: Pieces<'_>) -> Option<(usize, bool)> {
             Some((at + 9, plain_number(*bits)))
         }
         NARROW | WIDE => Some((string_end(bytes, at)?, true)),
-        LONG | LONG_WIDE => piece(bytes, at, pieces).map(|(_, end)| (end, false)),
+        LONG | LONG_WIDE => piece(bytes, at, pieces).map(|(_, _, end)| (end, false)),
         ARRAY | OBJECT => Some((container_end(bytes, at)?, false)),
         _ => None,
     }
@@ -265,26 +265,13 @@ fn step(bytes: &[u8], at: usize, pieces: Pieces<'_>) -> Option<(usize, bool)> {
 /// Where the string at `at` (narrow or wide) ends, checked as the transport reader checks it.
 #[inline]
 fn string_end(bytes: &[u8], at: usize) -> Option<usize> {
-    // Most strings: narrow, with a one-byte length.
-    if let Some(&[NARROW, len]) = bytes.get(at..at + 2).and_then(|head| head.first_chunk()) {
-        let end = at + 2 + usize::from(len);
-        if len < 0x80 && end <= bytes.len() {
-            return Some(end);
-        }
-    }
     string_span(bytes, at).ok().map(|(_, _, end)| end)
 }
 
-/// The long string at `at`: its index and kind (`true`: wide), and where its reference ends.
-fn piece(bytes: &[u8], at: usize, pieces: Pieces<'_>) -> Option<((usize, bool), usize)> {
-    let wide = *bytes.get(at)? == LONG_WIDE;
-    let (index, end) = read_len(bytes, at + 1, usize::MAX).ok()?;
-    let count = if wide {
-        pieces.wide.len()
-    } else {
-        pieces.narrow.len()
-    };
-    (index < count).then_some(((index, wide), end))
+/// [`transport::piece`] against `pieces`.
+#[inline]
+fn piece(bytes: &[u8], at: usize, pieces: Pieces<'_>) -> Option<(usize, bool, usize)> {
+    transport::piece(bytes, at, (pieces.narrow.len(), pieces.wide.len()))
 }
 
 /// Writes the value at `at`, a scalar whole, a container opened (its frame
@@ -317,7 +304,7 @@ fn value(
             Some(end)
         }
         LONG | LONG_WIDE => {
-            let ((index, wide), end) = piece(bytes, at, pieces)?;
+            let (index, wide, end) = piece(bytes, at, pieces)?;
             if wide {
                 out.units(pieces.wide.get(index)?);
             } else {

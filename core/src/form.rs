@@ -137,7 +137,15 @@ pub fn read_string(form: &[u8], at: usize) -> Result<(FormStr<'_>, usize), Canon
 /// The string whose tag is at `at`: whether it is wide, and where its code
 /// units start and end. A wide string whose units all fit in a byte is an
 /// error: it has a narrow form, and only that one is canonical.
+#[inline]
 pub(crate) fn string_span(form: &[u8], at: usize) -> Result<(bool, usize, usize), CanonicalError> {
+    // Most strings: narrow, with a one-byte length.
+    if let Some(&[NARROW, len]) = form.get(at..at + 2).and_then(|head| head.first_chunk()) {
+        let end = at + 2 + usize::from(len);
+        if len < 0x80 && end <= form.len() {
+            return Ok((false, at + 2, end));
+        }
+    }
     let wide = match form.get(at) {
         Some(&NARROW) => false,
         Some(&WIDE) => true,

@@ -141,40 +141,36 @@ pub(crate) fn parse(
     }
 }
 
+/// The long string whose tag ([`tag::LONG`] or [`tag::LONG_WIDE`]) is at
+/// `at`: its index among the pieces of its kind, whether it is wide, and
+/// where its reference ends; `None` for an index past the `pieces` there are.
+#[inline]
+pub(crate) fn piece(
+    bytes: &[u8],
+    at: usize,
+    (narrow, wide): PieceCounts,
+) -> Option<(usize, bool, usize)> {
+    let (count, is_wide) = match *bytes.get(at)? {
+        LONG => (narrow, false),
+        LONG_WIDE => (wide, true),
+        _ => return None,
+    };
+    let (index, end) = read_len(bytes, at + 1, usize::MAX).ok()?;
+    (index < count).then_some((index, is_wide, end))
+}
+
 /// Pushes the string whose tag is at `at`; returns where it ends.
 fn string(
     bytes: &[u8],
     at: usize,
-    (narrow, wide): PieceCounts,
+    pieces: PieceCounts,
     tape: &mut Vec<Token>,
 ) -> Result<usize, CanonicalError> {
-    if let Some(&tag @ (LONG | LONG_WIDE)) = bytes.get(at) {
-        let (index, end) = read_len(bytes, at + 1, usize::MAX)?;
-        let (count, wide) = if tag == LONG {
-            (narrow, false)
-        } else {
-            (wide, true)
-        };
-        if index >= count {
-            return Err(CanonicalError::InvalidEncoding(at));
-        }
+    if let Some(&(LONG | LONG_WIDE)) = bytes.get(at) {
+        let (index, wide, end) =
+            piece(bytes, at, pieces).ok_or(CanonicalError::InvalidEncoding(at))?;
         tape.push(Token::Piece { index, wide });
         return Ok(end);
-    }
-    // Most strings: narrow, with a one-byte length.
-    if let Some(&[NARROW, len]) = bytes
-        .get(at..at + 2)
-        .and_then(|head| head.first_chunk::<2>())
-    {
-        let (start, end) = (at + 2, at + 2 + usize::from(len));
-        if len < 0x80 && end <= bytes.len() {
-            tape.push(Token::Units {
-                start,
-                end,
-                wide: false,
-            });
-            return Ok(end);
-        }
     }
     let (wide, start, end) = string_span(bytes, at)?;
     tape.push(Token::Units { start, end, wide });

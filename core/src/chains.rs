@@ -15,6 +15,9 @@ use crate::similar::{SimilarConfig, SimilarRun};
 struct Chain {
     key: CallKey,
     run: u64,
+    /// Whether the last call's key is not written yet: it is the call the
+    /// guard's memo keeps (`memo`), keyed only when needed ([`Chains::settle`]).
+    pending: bool,
     /// `None` unless [`Chains::advance_extended`] was used (an opt-in feature is on).
     extra: Option<Box<Extra>>,
 }
@@ -25,6 +28,7 @@ impl Chain {
         Chain {
             key: CallKey::from(&KeyForm::Inline(&[])),
             run: 0,
+            pending: false,
             extra: None,
         }
     }
@@ -87,6 +91,7 @@ impl Chains {
     /// key in place, and copied into it only when it differs.
     pub(crate) fn advance_form(&mut self, agent: &[u16], form: &KeyForm<'_>) -> u64 {
         let chain = self.chain_of(agent);
+        debug_assert!(!chain.pending, "a pending chain is settled first");
         if chain.run > 0 && chain.key.is(form) {
             chain.run = chain.run.saturating_add(1);
         } else {
@@ -94,6 +99,36 @@ impl Chains {
             chain.key.set(form);
         }
         chain.run
+    }
+
+    /// Records a tracked call of the agent that called last, known to be its
+    /// last call again (`same`) or another, without its key: the chain is then
+    /// pending until [`Chains::settle`]. `None` (nothing changed) when the
+    /// agent is not the one that called last, or its chain was dropped since.
+    pub(crate) fn advance_known(&mut self, agent: &[u16], same: bool) -> Option<u64> {
+        let chain = match &mut self.last {
+            Some((id, chain)) if chain.run > 0 && units_equal(id, agent) => chain,
+            _ => return None,
+        };
+        if same {
+            chain.run = chain.run.saturating_add(1);
+        } else {
+            chain.run = 1;
+            chain.pending = true;
+        }
+        Some(chain.run)
+    }
+
+    /// Gives the agent's pending chain its last call's key.
+    pub(crate) fn settle(&mut self, agent: &[u16], key: CallKey) {
+        let chain = match &mut self.last {
+            Some((id, chain)) if units_equal(id, agent) => Some(chain),
+            _ => self.by_agent.get_mut(agent),
+        };
+        if let Some(chain) = chain.filter(|chain| chain.pending) {
+            chain.key = key;
+            chain.pending = false;
+        }
     }
 
     /// Whether `key` is the agent's last call's (without touching the chain).

@@ -156,6 +156,10 @@ impl Guard {
         if !known_tracked && !self.is_tracked(tool) {
             return Ok(None);
         }
+        if let Some(run) = self.advance_without_key(agent, tool, arguments) {
+            return self.counted(tool, run, arguments);
+        }
+        self.settle();
         // `ignoreArguments`: the keys left out of this tool's calls, if any.
         let ignored = if self.extended {
             self.config.ignore.paths_for(tool)
@@ -174,16 +178,8 @@ impl Guard {
                 // The key is compared where the digester left it: no copy on a repeat.
                 let run = self.chains.advance_form(agent, &form);
                 self.memos[0].counted_for(agent);
-                self.repeated = run > 1;
                 self.scratch.trim();
-                self.stats.observed += 1;
-                self.run_reminder(
-                    tier_at(&self.config.thresholds, None, run),
-                    tool,
-                    run,
-                    arguments,
-                    ignored,
-                )?
+                return self.counted(tool, run, arguments);
             }
             form => {
                 let key = form.map(|form| CallKey::from(&form));
@@ -191,6 +187,59 @@ impl Guard {
                 self.observe_extended(agent, tool, arguments, key?, result, ignored)?
             }
         };
+        if let Some(reminder) = &reminder {
+            self.stats.reminded(reminder.tier);
+        }
+        Ok(reminder)
+    }
+
+    /// On the reference's path, counts a transport's call that the memo tells
+    /// apart from the agent's last call, or finds to be it, without a key
+    /// (`Memo::compare`); its run, or `None` when the call must be keyed.
+    fn advance_without_key(
+        &mut self,
+        agent: &[u16],
+        tool: &[u16],
+        arguments: Arguments<'_>,
+    ) -> Option<u64> {
+        let Arguments::Transport { bytes, pieces } = arguments else {
+            return None;
+        };
+        if self.extended {
+            return None;
+        }
+        let memo = &mut self.memos[0];
+        let same = memo.compare(agent, tool, (bytes, pieces), &mut self.scratch)?;
+        let run = self.chains.advance_known(agent, same)?;
+        if !same {
+            memo.keep_pending(tool, bytes, pieces);
+        }
+        Some(run)
+    }
+
+    /// Writes the key of the call the memo keeps without one, for the chain
+    /// that waits for it, before the memo is changed or a chain compares keys.
+    fn settle(&mut self) {
+        match self.memos[0].settle(&mut self.scratch) {
+            Some((agent, Some(key))) => self.chains.settle(agent, key),
+            // Without a key, the chain starts over rather than compare with one it does not have.
+            Some((agent, None)) => self.chains.forget(agent),
+            None => return,
+        }
+        self.scratch.trim();
+    }
+
+    /// The end of a call counted on the reference's path: the run's reminder, if any.
+    fn counted(
+        &mut self,
+        tool: &[u16],
+        run: u64,
+        arguments: Arguments<'_>,
+    ) -> Result<Option<Reminder>, CanonicalError> {
+        self.repeated = run > 1;
+        self.stats.observed += 1;
+        let tier = tier_at(&self.config.thresholds, None, run);
+        let reminder = self.run_reminder(tier, tool, run, arguments, &[])?;
         if let Some(reminder) = &reminder {
             self.stats.reminded(reminder.tier);
         }
@@ -207,8 +256,8 @@ impl Guard {
             return None;
         }
         let memo = &self.memos[0];
-        let (agent, tool, form) = memo.last_call()?;
-        let run = self.chains.advance_form(agent, &form);
+        let (agent, tool) = memo.last_call()?;
+        let run = self.chains.advance_known(agent, true)?;
         self.repeated = run > 1;
         self.stats.observed += 1;
         let tier = tier_at(&self.config.thresholds, None, run);

@@ -18,7 +18,8 @@
 //! - `read` (any [`Arguments`] walked; the reused buffers), `ignore` (key
 //!   paths left out of a walk, by a visitor in between), then `canonical`
 //!   (the canonical text) and `digest` (a call's key, either way).
-//! - `memo`, `similar`, `cycles`, `chains`, `overrides`, `reminders`, `stats`,
+//! - `lockstep` (two transports read side by side: certainly different, or
+//!   the same, without a key), `memo`, `similar`, `cycles`, `chains`, `overrides`, `reminders`, `stats`,
 //!   `config` (values and rules), `options` (every option declared once).
 //! - `guard`: [`Guard`], which ties them together the way the plugin uses them.
 //!   The opt-in features (cycles, overrides, `sameResultOnly`, `repeatEvery`,
@@ -42,6 +43,7 @@ mod ignore;
 mod json;
 mod key;
 mod key_order;
+mod lockstep;
 mod memo;
 mod number;
 mod options;

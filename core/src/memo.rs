@@ -5,12 +5,21 @@
 //! 10–20 µs for a ~1 MB string, where hashing its key form takes over 100 µs.
 //! Its bytes were checked in full when they were first keyed, so a match
 //! needs no second check.
+//!
+//! A call that certainly differs from the one kept, by the side-by-side read
+//! (`lockstep`), is kept in its place without a key (the memo is then
+//! *pending*): its key is written only if a later call needs it
+//! (`Memo::settle`), and an agent making new call after new call has none
+//! written at all.
 
+use crate::compare::units_equal;
 use crate::digest::digest_form;
 use crate::error::CanonicalError;
 use crate::ignore::KeyPath;
 use crate::key::{CallKey, KeyForm};
+use crate::lockstep;
 use crate::read::{Scratch, KEEP};
+use crate::transport;
 use crate::value::{Arguments, Pieces};
 
 /// The most bytes a memo keeps, its transport's and its long strings' (two a
@@ -24,11 +33,21 @@ pub(crate) struct Memo {
     narrow: Kept<u8>,
     wide: Kept<u16>,
     key: CallKey,
-    /// Whether `key` is the key of the rest.
-    valid: bool,
+    state: State,
     /// The agent the kept call was last counted for, when `agent_kept`.
     agent: Vec<u16>,
     agent_kept: bool,
+}
+
+/// What a memo holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum State {
+    Empty,
+    /// A call and its key.
+    Keyed,
+    /// A call whose key is not written yet: the chain of the agent it was
+    /// counted for (kept) holds no key either until [`Memo::settle`].
+    Pending,
 }
 
 impl Default for Memo {
@@ -39,7 +58,7 @@ impl Default for Memo {
             narrow: Kept::default(),
             wide: Kept::default(),
             key: CallKey::from(&KeyForm::Inline(&[])),
-            valid: false,
+            state: State::Empty,
             agent: Vec::new(),
             agent_kept: false,
         }
@@ -49,8 +68,12 @@ impl Default for Memo {
 impl Memo {
     /// Whether this is the memo of `tool`, `bytes` and `pieces`.
     fn holds(&self, tool: &[u16], bytes: &[u8], pieces: Pieces<'_>) -> bool {
-        self.valid
-            && self.bytes == bytes
+        self.state == State::Keyed && self.holds_call(tool, bytes, pieces)
+    }
+
+    /// Whether the call kept, keyed or not, is `tool`, `bytes` and `pieces`.
+    fn holds_call(&self, tool: &[u16], bytes: &[u8], pieces: Pieces<'_>) -> bool {
+        self.bytes == bytes
             && self.tool == tool
             && self.narrow.holds(pieces.narrow)
             && self.wide.holds(pieces.wide)
@@ -64,9 +87,74 @@ impl Memo {
         }
     }
 
-    /// The last call counted with the arguments kept: its agent, its tool and its key.
-    pub(crate) fn last_call(&self) -> Option<(&[u16], &[u16], KeyForm<'_>)> {
-        (self.valid && self.agent_kept).then(|| (&self.agent[..], &self.tool[..], self.key.form()))
+    /// The last call counted, when its arguments are kept: its agent and its tool.
+    pub(crate) fn last_call(&self) -> Option<(&[u16], &[u16])> {
+        (self.state != State::Empty && self.agent_kept).then(|| (&self.agent[..], &self.tool[..]))
+    }
+
+    /// Whether `agent`'s call of `tool` with the transport `bytes` and
+    /// `pieces` certainly is the call kept (`true`) or certainly another
+    /// (`false`), when the call kept was `agent`'s last: then the call needs
+    /// no key to be counted. `None` when that takes its key: it is not so
+    /// kept, or too large to be, or not well formed (for the key to report),
+    /// or the side-by-side read cannot tell.
+    pub(crate) fn compare(
+        &self,
+        agent: &[u16],
+        tool: &[u16],
+        (bytes, pieces): (&[u8], Pieces<'_>),
+        scratch: &mut Scratch,
+    ) -> Option<bool> {
+        if self.state == State::Empty
+            || !self.agent_kept
+            || !units_equal(&self.agent, agent)
+            || size(bytes, pieces) > MAX_BYTES
+        {
+            return None;
+        }
+        if self.holds_call(tool, bytes, pieces) {
+            return Some(true);
+        }
+        let no_pieces = |pieces: Pieces<'_>| pieces.narrow.is_empty() && pieces.wide.is_empty();
+        let kept_pieces = !self.narrow.ends.is_empty() || !self.wide.ends.is_empty();
+        if self.tool != tool {
+            let counts = (pieces.narrow.len(), pieces.wide.len());
+            return transport::well_formed(bytes, counts, &mut scratch.open).then_some(false);
+        }
+        // Long strings the same bytes refer to could differ: left to the keys.
+        if kept_pieces || !no_pieces(pieces) {
+            return None;
+        }
+        lockstep::differ(&self.bytes, bytes, &mut scratch.open).then_some(false)
+    }
+
+    /// Keeps the call of `tool`, `bytes` and `pieces`, which certainly differs
+    /// from the one kept ([`Memo::compare`]) and was counted for the same
+    /// agent, without its key.
+    pub(crate) fn keep_pending(&mut self, tool: &[u16], bytes: &[u8], pieces: Pieces<'_>) {
+        refill(&mut self.tool, [tool]);
+        refill(&mut self.bytes, [bytes]);
+        self.narrow.keep(pieces.narrow);
+        self.wide.keep(pieces.wide);
+        self.state = State::Pending;
+    }
+
+    /// When the memo is pending: writes the key of the call kept and returns
+    /// it (`None` if it has none, which a call checked in full cannot be)
+    /// with the agent whose chain waits for it.
+    pub(crate) fn settle(&mut self, scratch: &mut Scratch) -> Option<(&[u16], Option<CallKey>)> {
+        if self.state != State::Pending {
+            return None;
+        }
+        let key = self.with_arguments(|arguments| {
+            digest_form(&self.tool, arguments, scratch, &[]).map(|form| CallKey::from(&form))
+        });
+        self.state = State::Empty;
+        if let Ok(key) = key {
+            self.key = key;
+            self.state = State::Keyed;
+        }
+        Some((&self.agent[..], key.ok()))
     }
 
     /// Calls `f` with the arguments kept, as the transport they came in.
@@ -88,7 +176,7 @@ impl Memo {
         self.narrow.keep(pieces.narrow);
         self.wide.keep(pieces.wide);
         self.key.set(key);
-        self.valid = true;
+        self.state = State::Keyed;
         self.agent_kept = false;
     }
 }
@@ -178,7 +266,11 @@ pub(crate) fn key_form<'s>(
             return Ok(memo.key.form());
         }
     }
-    memo.valid = false;
+    debug_assert!(
+        memo.state != State::Pending,
+        "a pending memo is settled first"
+    );
+    memo.state = State::Empty;
     let form = digest_form(tool, arguments, scratch, ignored)?;
     if let Some((bytes, pieces)) = remembered {
         memo.keep(tool, bytes, pieces, &form);
@@ -285,18 +377,18 @@ mod tests {
         let (scratch, memo) = (&mut Scratch::default(), &mut Memo::default());
         let big = units(&"\u{101}".repeat(1 << 20));
         key_form(&units("t"), wide_piece(&bytes, &[&big]), scratch, memo, &[]).unwrap();
-        assert!(memo.valid && memo.wide.units.capacity() >= 1 << 20);
+        assert!(memo.state == State::Keyed && memo.wide.units.capacity() >= 1 << 20);
         let null = Arguments::Transport {
             bytes: &[NULL],
             pieces: Pieces::NONE,
         };
         key_form(&units("t"), null, scratch, memo, &[]).unwrap();
-        assert!(memo.valid && memo.wide.units.capacity() <= KEEP);
+        assert!(memo.state == State::Keyed && memo.wide.units.capacity() <= KEEP);
         // Past the cap, nothing is kept, and the key is as fresh as ever.
         let huge = [&units(&"\u{101}".repeat(MAX_BYTES / 2 + 1))[..]];
         let arguments = wide_piece(&bytes, &huge);
         let key = CallKey::from(&key_form(&units("t"), arguments, scratch, memo, &[]).unwrap());
-        assert!(!memo.valid);
+        assert!(memo.state == State::Empty);
         assert_eq!(key, fresh("t", arguments));
     }
 }

@@ -12,7 +12,7 @@ use crate::{direct, json, transport};
 #[derive(Debug, Default)]
 pub struct Scratch {
     tokens: Vec<Token>,
-    open: Vec<Open>,
+    pub(crate) open: Vec<Open>,
     frames: Vec<Frame>,
     members: Vec<Member>,
     /// Escaped JSON keys and wide transport keys, decoded to UTF-16, back to back.

@@ -54,6 +54,18 @@ pub(crate) fn container_end(bytes: &[u8], at: usize) -> Option<usize> {
     (end <= bytes.len()).then_some(end)
 }
 
+/// Where the value whose tag is at `at` ends (a container by its size), as
+/// far as its first bytes tell; `None` when they are malformed.
+pub(crate) fn value_end(bytes: &[u8], at: usize) -> Option<usize> {
+    match *bytes.get(at)? {
+        NULL | FALSE | TRUE | ABSENT => Some(at + 1),
+        NUMBER => Some(at + 9).filter(|&end| end <= bytes.len()),
+        NARROW | WIDE => string_span(bytes, at).ok().map(|(_, _, end)| end),
+        ARRAY | OBJECT => container_end(bytes, at),
+        _ => None,
+    }
+}
+
 /// Reads `bytes` onto `tape`, with `pieces` long strings of each kind to
 /// refer to; each container's token records where its subtree ends.
 pub(crate) fn parse(
@@ -62,10 +74,35 @@ pub(crate) fn parse(
     tape: &mut Vec<Token>,
     open: &mut Vec<Open>,
 ) -> Result<(), CanonicalError> {
-    let invalid = CanonicalError::InvalidEncoding;
     tape.clear();
     open.clear();
-    let mut at = 0;
+    read::<true>(bytes, 0, pieces, tape, open)
+}
+
+/// Whether [`parse`] reads `bytes` without an error, found by the same
+/// reading with no token kept: a check of every byte that costs no tape.
+pub(crate) fn well_formed(bytes: &[u8], pieces: PieceCounts, open: &mut Vec<Open>) -> bool {
+    open.clear();
+    read::<false>(bytes, 0, pieces, &mut Vec::new(), open).is_ok()
+}
+
+/// [`well_formed`] for a transport without long strings whose bytes before
+/// `at`, a member's or an element's start in the containers `open`, are
+/// known to be so; `open` is then the containers around it, `end` from `bytes`.
+pub(crate) fn well_formed_from(bytes: &[u8], at: usize, open: &mut Vec<Open>) -> bool {
+    read::<false>(bytes, at, (0, 0), &mut Vec::new(), open).is_ok()
+}
+
+/// [`parse`] from `at` inside the containers `open`, keeping the tokens on
+/// `tape` only when `TAPE`.
+fn read<const TAPE: bool>(
+    bytes: &[u8],
+    mut at: usize,
+    pieces: PieceCounts,
+    tape: &mut Vec<Token>,
+    open: &mut Vec<Open>,
+) -> Result<(), CanonicalError> {
+    let invalid = CanonicalError::InvalidEncoding;
     loop {
         if let Some(&Open { index, object, end }) = open.last() {
             if bytes.get(at) == Some(&END) {
@@ -86,7 +123,7 @@ pub(crate) fn parse(
                 continue;
             }
             if object {
-                at = string(bytes, at, pieces, tape)?;
+                at = string::<TAPE>(bytes, at, pieces, tape)?;
             }
         }
         let tag = *bytes.get(at).ok_or(invalid(at))?;
@@ -103,7 +140,7 @@ pub(crate) fn parse(
                 Token::Number(f64::from_le_bytes(*bits))
             }
             NARROW | WIDE | LONG | LONG_WIDE => {
-                at = string(bytes, at, pieces, tape)?;
+                at = string::<TAPE>(bytes, at, pieces, tape)?;
                 if open.is_empty() {
                     break;
                 }
@@ -118,17 +155,21 @@ pub(crate) fn parse(
                     object,
                     end: container_end(bytes, at).ok_or(invalid(at))?,
                 });
-                tape.push(if object {
-                    Token::Object { end: 0 }
-                } else {
-                    Token::Array { end: 0 }
-                });
+                if TAPE {
+                    tape.push(if object {
+                        Token::Object { end: 0 }
+                    } else {
+                        Token::Array { end: 0 }
+                    });
+                }
                 at += 1 + SIZE_BYTES;
                 continue;
             }
             _ => return Err(invalid(at)),
         };
-        tape.push(token);
+        if TAPE {
+            tape.push(token);
+        }
         at += 1;
         if open.is_empty() {
             break;
@@ -159,8 +200,8 @@ pub(crate) fn piece(
     (index < count).then_some((index, is_wide, end))
 }
 
-/// Pushes the string whose tag is at `at`; returns where it ends.
-fn string(
+/// Reads the string whose tag is at `at`, pushing it when `TAPE`; returns where it ends.
+fn string<const TAPE: bool>(
     bytes: &[u8],
     at: usize,
     pieces: PieceCounts,
@@ -169,11 +210,15 @@ fn string(
     if let Some(&(LONG | LONG_WIDE)) = bytes.get(at) {
         let (index, wide, end) =
             piece(bytes, at, pieces).ok_or(CanonicalError::InvalidEncoding(at))?;
-        tape.push(Token::Piece { index, wide });
+        if TAPE {
+            tape.push(Token::Piece { index, wide });
+        }
         return Ok(end);
     }
     let (wide, start, end) = string_span(bytes, at)?;
-    tape.push(Token::Units { start, end, wide });
+    if TAPE {
+        tape.push(Token::Units { start, end, wide });
+    }
     Ok(end)
 }
 

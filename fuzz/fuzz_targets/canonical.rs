@@ -16,7 +16,13 @@
 //! - the bytes read as a transport, as they are and with container sizes put
 //!   in: whatever the core accepts has canonical text that is a fixed point,
 //!   and keys the same as that text (the key written straight from the bytes
-//!   where it can, the text from the tape: the two ways agree).
+//!   where it can, the text from the tape: the two ways agree);
+//! - two calls in a row, as transports (the value in two member orders, with
+//!   odd numbers, with one scalar changed; the bytes and the bytes with one
+//!   byte changed; the bytes' two halves): the second extends the run exactly
+//!   when the two calls have the same key, and is an error exactly when its
+//!   key is. The guard tells most such calls apart without a key (`lockstep`):
+//!   this is where what it tells is checked against the keys.
 #![no_main]
 
 use std::cmp::Ordering;
@@ -37,6 +43,7 @@ fuzz_target!(|data: &[u8]| {
     }
     check_encoding(data);
     check_encoding(&transport_sized(data));
+    check_byte_pairs(data);
     let units: Vec<u16> = data
         .chunks_exact(2)
         .map(|pair| u16::from_le_bytes([pair[0], pair[1]]))
@@ -61,6 +68,7 @@ fn check_json(text: &str) {
         for odd_numbers in [false, true] {
             check_transport(text, value, &canonical, odd_numbers);
         }
+        check_pairs(value);
     }
     if let Ok(value) = theirs {
         let reparsed: Value = serde_json::from_str(&canonical)
@@ -180,10 +188,9 @@ fn check_text(units: &[u16]) {
 /// `-0` and every `null` as `NaN`.
 fn check_transport(text: &str, value: &Value, canonical: &str, odd_numbers: bool) {
     let (mut bytes, mut pieces) = (Vec::new(), OwnedPieces::default());
-    write_transport(value, &mut bytes, &mut pieces, odd_numbers);
+    write_transport(value, &mut bytes, &mut pieces, (odd_numbers, true));
     let bytes = transport_sized(&bytes);
-    let narrow: Vec<&[u8]> = pieces.narrow.iter().map(Vec::as_slice).collect();
-    let wide: Vec<&[u16]> = pieces.wide.iter().map(Vec::as_slice).collect();
+    let (narrow, wide) = pieces.borrowed();
     let encoded = Arguments::Transport {
         bytes: &bytes,
         pieces: Pieces {
@@ -218,11 +225,26 @@ struct OwnedPieces {
     wide: Vec<Vec<u16>>,
 }
 
+impl OwnedPieces {
+    /// The lists of slices a [`Pieces`] refers to.
+    fn borrowed(&self) -> (Vec<&[u8]>, Vec<&[u16]>) {
+        (
+            self.narrow.iter().map(Vec::as_slice).collect(),
+            self.wide.iter().map(Vec::as_slice).collect(),
+        )
+    }
+}
+
 /// `value` in the transport's encoding as `encode.js` writes it, without container sizes (see
-/// `transport_sized`), members in reverse order and
-/// numbers as they are; strings of more than 8 code units passed as pieces, narrow when every
-/// code unit fits in a byte.
-fn write_transport(value: &Value, out: &mut Vec<u8>, pieces: &mut OwnedPieces, odd_numbers: bool) {
+/// `transport_sized`), members in reverse order when `reverse` and
+/// numbers as they are (with `odd_numbers`, 0 as `-0` and `null` as `NaN`); strings of more
+/// than 8 code units passed as pieces, narrow when every code unit fits in a byte.
+fn write_transport(
+    value: &Value,
+    out: &mut Vec<u8>,
+    pieces: &mut OwnedPieces,
+    (odd_numbers, reverse): (bool, bool),
+) {
     let string = |out: &mut Vec<u8>, pieces: &mut OwnedPieces, s: &str| {
         let units: Vec<u16> = s.encode_utf16().collect();
         if units.len() <= 8 {
@@ -262,17 +284,121 @@ fn write_transport(value: &Value, out: &mut Vec<u8>, pieces: &mut OwnedPieces, o
             out.push(ARRAY);
             items
                 .iter()
-                .for_each(|item| write_transport(item, out, pieces, odd_numbers));
+                .for_each(|item| write_transport(item, out, pieces, (odd_numbers, reverse)));
             out.push(END);
         }
         Value::Object(members) => {
             out.push(OBJECT);
-            for (key, item) in members.iter().rev() {
+            let members: Vec<_> = if reverse {
+                members.iter().rev().collect()
+            } else {
+                members.iter().collect()
+            };
+            for (key, item) in members {
                 string(out, pieces, key);
-                write_transport(item, out, pieces, odd_numbers);
+                write_transport(item, out, pieces, (odd_numbers, reverse));
             }
             out.push(END);
         }
+    }
+}
+
+/// Pairs of calls from `value`: written in two orders, with odd numbers, and with one scalar
+/// changed, each pair counted as [`check_pair`] checks.
+fn check_pairs(value: &Value) {
+    let write = |value: &Value, how| {
+        let (mut bytes, mut pieces) = (Vec::new(), OwnedPieces::default());
+        write_transport(value, &mut bytes, &mut pieces, how);
+        (transport_sized(&bytes), pieces)
+    };
+    let mut changed = value.clone();
+    change_first_scalar(&mut changed);
+    let plain = write(value, (false, false));
+    for other in [
+        write(value, (false, true)),
+        write(value, (true, false)),
+        write(&changed, (false, false)),
+        write(&changed, (true, false)),
+    ] {
+        check_pair((&plain.0, &plain.1), (&other.0, &other.1));
+    }
+}
+
+/// Changes the first scalar of `value` in reading order (numbers by one, strings by a code unit).
+fn change_first_scalar(value: &mut Value) -> bool {
+    match value {
+        Value::Null => *value = Value::Bool(false),
+        Value::Bool(b) => *b = !*b,
+        Value::Number(n) => *value = serde_json::json!(n.as_f64().unwrap_or(0.0) + 1.0),
+        Value::String(s) => s.push('x'),
+        Value::Array(items) => return items.iter_mut().any(change_first_scalar),
+        Value::Object(members) => return members.values_mut().any(change_first_scalar),
+    }
+    true
+}
+
+/// Two calls of one agent and tool in a row, as transports: the second extends the run
+/// exactly when the two have the same key; a malformed one is an error and counts nothing.
+fn check_pair((a, a_pieces): (&[u8], &OwnedPieces), (b, b_pieces): (&[u8], &OwnedPieces)) {
+    let ((an, aw), (bn, bw)) = (a_pieces.borrowed(), b_pieces.borrowed());
+    let first = Arguments::Transport {
+        bytes: a,
+        pieces: Pieces {
+            narrow: &an,
+            wide: &aw,
+        },
+    };
+    let second = Arguments::Transport {
+        bytes: b,
+        pieces: Pieces {
+            narrow: &bn,
+            wide: &bw,
+        },
+    };
+    let scratch = &mut Default::default();
+    let (a_key, b_key) = (call_key(&T, first, scratch), call_key(&T, second, scratch));
+    let mut guard = pair_guard();
+    assert_eq!(
+        guard.observe(Call::new(&A, &T, first)).map(|r| r.is_some()),
+        a_key.clone().map(|_| false)
+    );
+    let counted = guard.observe(Call::new(&A, &T, second));
+    match (a_key, b_key) {
+        (_, Err(_)) => assert!(
+            counted.is_err(),
+            "{b:?} after {a:?} is accepted: {counted:?}"
+        ),
+        (Ok(x), Ok(y)) => assert_eq!(
+            counted.map(|r| r.is_some()),
+            Ok(x == y),
+            "{b:?} after {a:?}: the same key {}",
+            x == y
+        ),
+        (Err(_), Ok(_)) => assert_eq!(counted, Ok(None), "{b:?} after the malformed {a:?}"),
+    }
+}
+
+/// A guard that reminds at the second call of a run.
+fn pair_guard() -> Guard {
+    let thresholds = RawValue::List(vec![RawValue::Number(2.0)]);
+    Guard::new(
+        GuardConfig::from_raw(&RawConfig::default().with("thresholds", thresholds))
+            .expect("thresholds [2] are valid"),
+    )
+}
+
+/// Pairs of transports from the bytes, without long strings, for [`check_pair`]: the bytes with
+/// sizes put in, then with one byte of them changed; and the two halves of the bytes.
+fn check_byte_pairs(data: &[u8]) {
+    let none = OwnedPieces::default();
+    let sized = transport_sized(data);
+    if let Some((&first, _)) = data.split_first() {
+        let mut changed = sized.clone();
+        let at = usize::from(first) % changed.len();
+        changed[at] = changed[at].wrapping_add(data.len() as u8 | 1);
+        check_pair((&sized, &none), (&changed, &none));
+        let (a, b) = data.split_at(data.len() / 2);
+        check_pair((&transport_sized(a), &none), (&transport_sized(b), &none));
     }
 }
 

@@ -26,25 +26,40 @@ use crate::tape::Open;
 use crate::transport::tag::{ABSENT, ARRAY, END, FALSE, NARROW, NULL, NUMBER, OBJECT, TRUE, WIDE};
 use crate::transport::{container_end, value_end, well_formed_from, SIZE_BYTES};
 
-/// Whether the canonical values of the transports `kept`, well formed, and
-/// `call` certainly differ, `call` being well formed too (checked here: from
-/// the first difference on, the bytes before it being `kept`'s). Neither
-/// refers to long strings. `open` is room for the containers around the
-/// difference.
-pub(crate) fn differ(kept: &[u8], call: &[u8], open: &mut Vec<Open>) -> bool {
+/// What a side-by-side read tells of two calls' transports.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Verdict {
+    /// The same bytes.
+    Same,
+    /// Values that certainly differ, the new call well formed.
+    Differ,
+    /// Neither: left to the keys.
+    Unknown,
+}
+
+/// Whether the transports `kept`, well formed, and `call` are the same bytes,
+/// or have canonical values that certainly differ, `call` being well formed
+/// too (checked here: from the first difference on, the bytes before it being
+/// `kept`'s). Neither refers to long strings. `open` is room for the
+/// containers around the difference.
+pub(crate) fn compare(kept: &[u8], call: &[u8], open: &mut Vec<Open>) -> Verdict {
     open.clear();
-    match descend(kept, call, open) {
-        Some((true, start)) => well_formed_from(call, start, open),
-        _ => false,
+    let first = first_difference(kept, call, 0);
+    if first == kept.len() && first == call.len() {
+        return Verdict::Same;
+    }
+    match descend(kept, call, first, open) {
+        Some((true, start)) if well_formed_from(call, start, open) => Verdict::Differ,
+        _ => Verdict::Unknown,
     }
 }
 
-/// Steps down from the top of `a` and `b` to their first difference; whether
+/// Steps down from the top of `a` and `b` to their first difference, at
+/// `first`; whether
 /// the values there certainly differ, and where the member or element holding
 /// them starts, `open` holding `b`'s containers around it. `None` where a
 /// read fails.
-fn descend(a: &[u8], b: &[u8], open: &mut Vec<Open>) -> Option<(bool, usize)> {
-    let mut first = first_difference(a, b, 0);
+fn descend(a: &[u8], b: &[u8], mut first: usize, open: &mut Vec<Open>) -> Option<(bool, usize)> {
     // The value both sides hold at `at` (the same bytes before `first`), whether it is an
     // array's element (where an absent value is `null`), and where its member starts.
     let (mut at, mut element, mut start) = (0, false, 0);
@@ -121,24 +136,21 @@ fn first_difference(a: &[u8], b: &[u8], from: usize) -> usize {
         a.get(from..).unwrap_or_default(),
         b.get(from..).unwrap_or_default(),
     );
-    let (words_a, rest_a) = a.as_chunks::<8>();
-    let (words_b, _) = b.as_chunks::<8>();
-    for (i, (x, y)) in words_a.iter().zip(words_b).enumerate() {
-        let diff = u64::from_le_bytes(*x) ^ u64::from_le_bytes(*y);
+    let mut at = 0;
+    for (x, y) in a.chunks_exact(8).zip(b.chunks_exact(8)) {
+        let word = |w: &[u8]| u64::from_le_bytes(w.try_into().unwrap_or_default());
+        let diff = word(x) ^ word(y);
         if diff != 0 {
-            return from + 8 * i + (diff.trailing_zeros() / 8) as usize;
+            return from + at + (diff.trailing_zeros() / 8) as usize;
         }
+        at += 8;
     }
-    let done = 8 * words_a.len().min(words_b.len());
-    let tail = rest_a.len().max(a.len() - done);
-    let same = a
+    let rest = a
+        .get(at..)
+        .unwrap_or_default()
         .iter()
-        .skip(done)
-        .zip(b.iter().skip(done))
-        .take(tail)
-        .take_while(|(x, y)| x == y)
-        .count();
-    from + done + same
+        .zip(b.get(at..).unwrap_or_default());
+    from + at + rest.take_while(|(x, y)| x == y).count()
 }
 
 /// The number whose tag is at `at`.
@@ -265,12 +277,14 @@ mod tests {
             call_key(&[0x74], arguments, &mut Scratch::default()).unwrap()
         };
         let open = &mut Vec::new();
-        let said = differ(&a, &b, open);
+        let verdict = compare(&a, &b, open);
+        assert_ne!(verdict, Verdict::Same, "not the same bytes");
+        let said = verdict == Verdict::Differ;
         assert!(
             !said || key(&a) != key(&b),
             "said to differ, with the same key"
         );
-        assert_eq!(differ(&b, &a, open), said, "not symmetric");
+        assert_eq!(compare(&b, &a, open), verdict, "not symmetric");
         said
     }
 
@@ -279,7 +293,8 @@ mod tests {
         let kept = transport("{ a [ 1 2 ] b { c x } d 0 }");
         let call = transport("{ a [ 1 3 ] b { c x } d 0 }");
         let open = &mut Vec::new();
-        assert!(differ(&kept, &call, open));
+        assert_eq!(compare(&kept, &call, open), Verdict::Differ);
+        assert_eq!(compare(&kept, &kept.clone(), open), Verdict::Same);
         let at = |bytes: &[u8], tag| bytes.iter().rposition(|&b| b == tag).unwrap();
         let mut cut = call.clone();
         cut.pop();
@@ -295,7 +310,11 @@ mod tests {
         bad_key[at(&call, b'd') - 1] = 7;
         for malformed in [cut, longer, bad_tag, inner_size, root_size, bad_key] {
             assert!(!well_formed(&malformed, (0, 0), open), "{malformed:?}");
-            assert!(!differ(&kept, &malformed, open), "{malformed:?}");
+            assert_eq!(
+                compare(&kept, &malformed, open),
+                Verdict::Unknown,
+                "{malformed:?}"
+            );
         }
     }
 

@@ -17,7 +17,7 @@ use crate::digest::digest_form;
 use crate::error::CanonicalError;
 use crate::ignore::KeyPath;
 use crate::key::{CallKey, KeyForm};
-use crate::lockstep;
+use crate::lockstep::{self, Verdict};
 use crate::read::{Scratch, KEEP};
 use crate::transport;
 use crate::value::{Arguments, Pieces};
@@ -112,27 +112,33 @@ impl Memo {
         {
             return None;
         }
+        let no_pieces = pieces.narrow.is_empty() && pieces.wide.is_empty();
+        let kept_pieces = !self.narrow.ends.is_empty() || !self.wide.ends.is_empty();
+        if self.tool == tool && no_pieces && !kept_pieces {
+            return match lockstep::compare(&self.bytes, bytes, &mut scratch.open) {
+                Verdict::Same => Some(true),
+                Verdict::Differ => Some(false),
+                Verdict::Unknown => None,
+            };
+        }
         if self.holds_call(tool, bytes, pieces) {
             return Some(true);
         }
-        let no_pieces = |pieces: Pieces<'_>| pieces.narrow.is_empty() && pieces.wide.is_empty();
-        let kept_pieces = !self.narrow.ends.is_empty() || !self.wide.ends.is_empty();
-        if self.tool != tool {
-            let counts = (pieces.narrow.len(), pieces.wide.len());
-            return transport::well_formed(bytes, counts, &mut scratch.open).then_some(false);
-        }
         // Long strings the same bytes refer to could differ: left to the keys.
-        if kept_pieces || !no_pieces(pieces) {
+        if self.tool == tool {
             return None;
         }
-        lockstep::differ(&self.bytes, bytes, &mut scratch.open).then_some(false)
+        let counts = (pieces.narrow.len(), pieces.wide.len());
+        transport::well_formed(bytes, counts, &mut scratch.open).then_some(false)
     }
 
     /// Keeps the call of `tool`, `bytes` and `pieces`, which certainly differs
     /// from the one kept ([`Memo::compare`]) and was counted for the same
     /// agent, without its key.
     pub(crate) fn keep_pending(&mut self, tool: &[u16], bytes: &[u8], pieces: Pieces<'_>) {
-        refill(&mut self.tool, [tool]);
+        if self.tool != tool {
+            refill(&mut self.tool, [tool]);
+        }
         refill(&mut self.bytes, [bytes]);
         self.narrow.keep(pieces.narrow);
         self.wide.keep(pieces.wide);
@@ -213,6 +219,9 @@ impl<T: Copy + PartialEq> Kept<T> {
     }
 
     fn keep(&mut self, strings: &[&[T]]) {
+        if strings.is_empty() && self.ends.is_empty() {
+            return;
+        }
         refill(&mut self.units, strings.iter().copied());
         let mut end = 0;
         self.ends.clear();

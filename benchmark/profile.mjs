@@ -5,10 +5,11 @@
 // walk alone (lib/encode.js), the walk with the native call (`__observeMemory`), and a listener
 // that only calls next(). The core's stages are timed by the core's own profile test
 // (core/src/profile.rs, built with cargo test --release and run once a round, right after the
-// JavaScript side), over the very transports the walk wrote: the key form written straight from
-// the transport, BLAKE3, the memo and the chain. The
-// crossing (the Node-API call, the header, the registry, the agent and tool) is what the native
-// call takes beyond the core's `Guard::observe`. Figures to read, never pass/fail.
+// JavaScript side), over the very transports the walk wrote: the side-by-side read that tells a
+// call from the one before and checks it (core/src/lockstep.rs), the memo and the chain; and
+// what a call that must be keyed adds, its key form written straight from the transport and
+// BLAKE3. The crossing (the Node-API call, the header, the registry, the agent and tool) is what
+// the native call takes beyond the core's `Guard::observe`. Figures to read, never pass/fail.
 import { execFileSync } from 'node:child_process'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
@@ -133,13 +134,14 @@ for (const c of cases) {
     stages: [
       ['the JavaScript walk (lib/encode.js)', m((r) => r.walk)],
       ['the crossing (Node-API call, header, registry, agent and tool)', m((r) => r.native - r.walk - r.core.observe)],
-      ['the key form written straight from the transport (core/src/direct.rs)', m((r) => r.core.form - (hashed ? r.core.hash : 0))],
-      ['hashing (BLAKE3, forms over 128 B)', hashed ? m((r) => r.core.hash) : 0],
-      ['the memo and the chain', m((r) => r.core.observe - r.core.form)],
+      ['telling the call from the last one, and checking it (core/src/lockstep.rs)', m((r) => r.core.lockstep)],
+      ['the memo and the chain', m((r) => r.core.observe - r.core.lockstep)],
       ['the plugin around it (tracked-tool cache, the await)', m((r) => r.listener - r.native - r.floor)],
       ['the floor (a listener that only calls next())', m((r) => r.floor)],
     ],
     total: m((r) => r.listener),
+    // Not in the total: what a call that must be keyed (one the read cannot tell) adds.
+    keyed: [m((r) => r.core.form - (hashed ? r.core.hash : 0)), hashed ? m((r) => r.core.hash) : 0],
   })
 }
 console.log(`Node ${process.version}: ns per new call, by stage (medians of ${ROUNDS} interleaved rounds; the core's stages from core/src/profile.rs)`)
@@ -149,3 +151,6 @@ for (let i = 0; i < rows[0].stages.length; i++) {
   console.log(`| ${rows[0].stages[i][0]} | ${rows.map((r) => r.stages[i][1].toFixed(0)).join(' | ')} |`)
 }
 console.log(`| through the listener, in all | ${rows.map((r) => r.total.toFixed(0)).join(' | ')} |`)
+console.log(`\nA call the side-by-side read cannot tell (members reordered, say) is keyed too: its key form written straight
+from the transport (core/src/direct.rs) ${rows.map((r) => `${r.keyed[0].toFixed(0)} ns at ${r.name}`).join(', ')}; hashing it
+(BLAKE3, forms over 128 B) ${rows.map((r) => `${r.keyed[1].toFixed(0)} ns`).join(', ')}.`)

@@ -21,6 +21,7 @@
 //! is well formed. Every read is checked, and anything unexpected is "not
 //! certain".
 
+use crate::compare::bytes_equal;
 use crate::form::string_span;
 use crate::tape::Open;
 use crate::transport::tag::{ABSENT, ARRAY, END, FALSE, NARROW, NULL, NUMBER, OBJECT, TRUE, WIDE};
@@ -89,14 +90,15 @@ fn descend(a: &[u8], b: &[u8], mut first: usize, open: &mut Vec<Open>) -> Option
                         // differs, or a member more, may be members in another order.
                         return Some((!object && kinds_differ(a, b, member, true), member));
                     }
-                    let value = if object {
-                        let (_, _, key_end) = string_span(a, member).ok()?;
+                    // The member's key (whether wide, where its code units start) and value.
+                    let (key, value) = if object {
+                        let (wide, start, key_end) = string_span(a, member).ok()?;
                         if first < key_end {
                             return Some((false, member));
                         }
-                        key_end
+                        ((wide, start), key_end)
                     } else {
-                        member
+                        ((false, member), member)
                     };
                     let value_ends = value_end(a, value)?;
                     if value_ends <= first {
@@ -104,11 +106,13 @@ fn descend(a: &[u8], b: &[u8], mut first: usize, open: &mut Vec<Open>) -> Option
                         continue;
                     }
                     // The difference is in this value: certain only if its key comes no more.
-                    if object
-                        && (met_again(a, member, value, a_end)
-                            || met_again(b, member, value, b_end))
-                    {
-                        return Some((false, member));
+                    if object {
+                        let name = (key.0, a.get(key.1..value)?);
+                        if met_again(a, value_ends, a_end, name)
+                            || met_again(b, value_end(b, value)?, b_end, name)
+                        {
+                            return Some((false, member));
+                        }
                     }
                     (at, element, start) = (value, !object, member);
                     break;
@@ -203,22 +207,18 @@ fn kinds_differ(a: &[u8], b: &[u8], at: usize, element: bool) -> bool {
     }
 }
 
-/// Whether the object ending at `end` may hold the key at `key` again after that member's value at `value`.
-fn met_again(bytes: &[u8], key: usize, value: usize, end: usize) -> bool {
-    let (Ok((wide, start, stop)), Some(mut at)) =
-        (string_span(bytes, key), value_end(bytes, value))
-    else {
-        return true;
-    };
-    let name = bytes.get(start..stop).unwrap_or_default();
+/// Whether the members from `at` of the object ending at `end` may hold the key
+/// `name` (its code units as the transport holds them, and whether they are wide) again.
+fn met_again(bytes: &[u8], mut at: usize, end: usize, (wide, name): (bool, &[u8])) -> bool {
     while at + 1 < end {
-        let Ok((other_wide, other_start, other_end)) = string_span(bytes, at) else {
+        let Ok((other_wide, start, key_end)) = string_span(bytes, at) else {
             return true;
         };
-        if other_wide == wide && bytes.get(other_start..other_end) == Some(name) {
+        let other = bytes.get(start..key_end).unwrap_or_default();
+        if other_wide == wide && bytes_equal(other, name) {
             return true;
         }
-        let Some(next) = value_end(bytes, other_end) else {
+        let Some(next) = value_end(bytes, key_end) else {
             return true;
         };
         at = next;

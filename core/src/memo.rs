@@ -114,7 +114,8 @@ impl Memo {
         }
         let no_pieces = pieces.narrow.is_empty() && pieces.wide.is_empty();
         let kept_pieces = !self.narrow.ends.is_empty() || !self.wide.ends.is_empty();
-        if self.tool == tool && no_pieces && !kept_pieces {
+        let same_tool = units_equal(&self.tool, tool);
+        if same_tool && no_pieces && !kept_pieces {
             return match lockstep::compare(&self.bytes, bytes, &mut scratch.open) {
                 Verdict::Same => Some(true),
                 Verdict::Differ => Some(false),
@@ -125,7 +126,7 @@ impl Memo {
             return Some(true);
         }
         // Long strings the same bytes refer to could differ: left to the keys.
-        if self.tool == tool {
+        if same_tool {
             return None;
         }
         let counts = (pieces.narrow.len(), pieces.wide.len());
@@ -136,7 +137,7 @@ impl Memo {
     /// from the one kept ([`Memo::compare`]) and was counted for the same
     /// agent, without its key.
     pub(crate) fn keep_pending(&mut self, tool: &[u16], bytes: &[u8], pieces: Pieces<'_>) {
-        if self.tool != tool {
+        if !units_equal(&self.tool, tool) {
             refill(&mut self.tool, [tool]);
         }
         refill(&mut self.bytes, [bytes]);

@@ -2,17 +2,19 @@
 //! `benchmark/profile.mjs` prints beside the JavaScript side's stages. It
 //! reads the transport of calls `encode.js` wrote (the file named by
 //! `PROFILE_CALLS`: per call a little-endian `u32` length, then the
-//! arguments' bytes) and times, over them in turn, each stage added to the
-//! ones before: the key form written straight from the transport (`direct`,
-//! and hashed when long), BLAKE3 alone over bytes as many, and
-//! `Guard::observe` (the memo and the chain too). `PROFILE_ROUNDS` rounds
-//! (15) after one that warms up; the medians.
+//! arguments' bytes) and times, over them in turn: the side-by-side read of
+//! each call with the one before and the check of the new one (`lockstep`),
+//! then `Guard::observe`, which adds the memo and the chain to it; and, for a
+//! call that must be keyed, its key form written straight from the transport
+//! (`direct`, hashed when long) and BLAKE3 alone over bytes as many.
+//! `PROFILE_ROUNDS` rounds (15) after one that warms up; the medians.
 //! Ignored by `cargo test`; `benchmark/profile.mjs` runs it.
 
 use std::hint::black_box;
 use std::time::Instant;
 
 use crate::digest::digest_form;
+use crate::lockstep;
 use crate::read::Scratch;
 use crate::{Arguments, Call, Guard, GuardConfig, Pieces, RawConfig};
 
@@ -49,6 +51,17 @@ fn time(calls: &[Vec<u8>], passes: usize, mut stage: impl FnMut(&[u8])) -> f64 {
     start.elapsed().as_nanos() as f64 / (passes * calls.len()) as f64
 }
 
+/// [`time`] for `stage` run on each call and the one before it.
+fn time_pairs(calls: &[Vec<u8>], passes: usize, mut stage: impl FnMut(&[u8], &[u8])) -> f64 {
+    let start = Instant::now();
+    for _ in 0..passes {
+        for (i, call) in calls.iter().enumerate() {
+            stage(&calls[(i + calls.len() - 1) % calls.len()], call);
+        }
+    }
+    start.elapsed().as_nanos() as f64 / (passes * calls.len()) as f64
+}
+
 #[test]
 #[ignore = "a measurement: benchmark/profile.mjs runs it"]
 fn stages_of_a_new_call() {
@@ -61,7 +74,8 @@ fn stages_of_a_new_call() {
         .unwrap();
     let mut scratch = Scratch::default();
     let mut guard = Guard::new(GuardConfig::from_raw(&RawConfig::default()).unwrap());
-    let mut stages: [Vec<f64>; 3] = Default::default();
+    let mut stages: [Vec<f64>; 4] = Default::default();
+    let mut open = Vec::new();
     for round in 0..=rounds {
         let times = [
             time(&calls, passes, |bytes| {
@@ -75,6 +89,9 @@ fn stages_of_a_new_call() {
                 let call = Call::new(AGENT, TOOL, transport(bytes)).known_tracked();
                 black_box(guard.observe(call).unwrap());
             }),
+            time_pairs(&calls, passes, |last, bytes| {
+                black_box(lockstep::compare(last, bytes, &mut open));
+            }),
         ];
         // The first round warms up.
         if round == 0 {
@@ -84,7 +101,7 @@ fn stages_of_a_new_call() {
             stage.push(time);
         }
     }
-    let names = ["form", "hash", "observe"];
+    let names = ["form", "hash", "observe", "lockstep"];
     let medians = stages.map(|mut times| {
         times.sort_by(f64::total_cmp);
         times[times.len() / 2]

@@ -247,10 +247,11 @@ impl Guard {
     }
 
     /// [`Guard::observe`] of the last call counted, again: the same agent,
-    /// tool and arguments (the plugin found them equal). The key is the one
-    /// kept, and nothing is read or hashed again. `None` when the guard cannot
-    /// count the call so: it keeps no such call (none yet, too large, the last
-    /// one read from JSON text), or an opt-in feature needs the arguments read.
+    /// tool and arguments (the plugin found them equal). Its agent's run grows
+    /// by one, and nothing is read or hashed again. `None` when the guard
+    /// cannot count the call so: it keeps no such call (none yet, too large,
+    /// the last one read from JSON text), the agent's chain was dropped since,
+    /// or an opt-in feature needs the arguments read.
     pub fn observe_again(&mut self) -> Option<Result<Option<Reminder>, CanonicalError>> {
         if self.extended {
             return None;

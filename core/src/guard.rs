@@ -100,6 +100,46 @@ fn tier_at(thresholds: &[f64], repeat_every: Option<f64>, run: u64) -> Option<Ti
     }
 }
 
+/// The run-length reminder of `tier`, if any: gentle, or detailed with the arguments quoted.
+fn run_reminder(
+    config: &GuardConfig,
+    tier: Option<Tier>,
+    tool: &[u16],
+    run: u64,
+    arguments: Arguments<'_>,
+    ignored: &[KeyPath],
+) -> Result<Option<Reminder>, CanonicalError> {
+    Ok(match tier {
+        Some(Tier::Gentle) => Some(reminders::gentle(run)),
+        Some(_) => Some(reminders::detailed(
+            tool,
+            run,
+            arguments,
+            config.preview_chars,
+            ignored,
+        )?),
+        None => None,
+    })
+}
+
+/// The end of a call counted on the reference's path, keyed or not, or counted
+/// again: the counters, and the run's reminder, if any.
+fn counted(
+    config: &GuardConfig,
+    stats: &mut Stats,
+    tool: &[u16],
+    run: u64,
+    arguments: Arguments<'_>,
+) -> Result<Option<Reminder>, CanonicalError> {
+    stats.observed += 1;
+    let tier = tier_at(&config.thresholds, None, run);
+    let reminder = run_reminder(config, tier, tool, run, arguments, &[])?;
+    if let Some(reminder) = &reminder {
+        stats.reminded(reminder.tier);
+    }
+    Ok(reminder)
+}
+
 impl Guard {
     pub fn new(config: GuardConfig) -> Self {
         Self {
@@ -156,41 +196,46 @@ impl Guard {
         if !known_tracked && !self.is_tracked(tool) {
             return Ok(None);
         }
-        if let Some(run) = self.advance_without_key(agent, tool, arguments) {
-            return self.counted(tool, run, arguments);
-        }
-        self.settle();
-        // `ignoreArguments`: the keys left out of this tool's calls, if any.
-        let ignored = if self.extended {
-            self.config.ignore.paths_for(tool)
-        } else {
-            None
-        };
-        let ignored = ignored.as_deref().unwrap_or_default();
-        let reminder = match key_form(
-            tool,
-            arguments,
-            &mut self.scratch,
-            &mut self.memos[0],
-            ignored,
-        ) {
-            Ok(form) if !self.extended => {
-                // The key is compared where the digester left it: no copy on a repeat.
-                let run = self.chains.advance_form(agent, &form);
-                self.memos[0].counted_for(agent);
-                self.scratch.trim();
-                return self.counted(tool, run, arguments);
+        let run = match self.advance_without_key(agent, tool, arguments) {
+            Some(run) => run,
+            None => {
+                self.settle();
+                // `ignoreArguments`: the keys left out of this tool's calls, if any.
+                let ignored = if self.extended {
+                    self.config.ignore.paths_for(tool)
+                } else {
+                    None
+                };
+                let ignored = ignored.as_deref().unwrap_or_default();
+                match key_form(
+                    tool,
+                    arguments,
+                    &mut self.scratch,
+                    &mut self.memos[0],
+                    ignored,
+                ) {
+                    Ok(form) if !self.extended => {
+                        // The key is compared where the digester left it: no copy on a repeat.
+                        let run = self.chains.advance_form(agent, &form);
+                        self.memos[0].counted_for(agent);
+                        self.scratch.trim();
+                        run
+                    }
+                    form => {
+                        let key = form.map(|form| CallKey::from(&form));
+                        self.scratch.trim();
+                        let reminder =
+                            self.observe_extended(agent, tool, arguments, key?, result, ignored)?;
+                        if let Some(reminder) = &reminder {
+                            self.stats.reminded(reminder.tier);
+                        }
+                        return Ok(reminder);
+                    }
+                }
             }
-            form => {
-                let key = form.map(|form| CallKey::from(&form));
-                self.scratch.trim();
-                self.observe_extended(agent, tool, arguments, key?, result, ignored)?
-            }
         };
-        if let Some(reminder) = &reminder {
-            self.stats.reminded(reminder.tier);
-        }
-        Ok(reminder)
+        self.repeated = run > 1;
+        counted(&self.config, &mut self.stats, tool, run, arguments)
     }
 
     /// On the reference's path, counts a transport's call that the memo tells
@@ -229,23 +274,6 @@ impl Guard {
         self.scratch.trim();
     }
 
-    /// The end of a call counted on the reference's path: the run's reminder, if any.
-    fn counted(
-        &mut self,
-        tool: &[u16],
-        run: u64,
-        arguments: Arguments<'_>,
-    ) -> Result<Option<Reminder>, CanonicalError> {
-        self.repeated = run > 1;
-        self.stats.observed += 1;
-        let tier = tier_at(&self.config.thresholds, None, run);
-        let reminder = self.run_reminder(tier, tool, run, arguments, &[])?;
-        if let Some(reminder) = &reminder {
-            self.stats.reminded(reminder.tier);
-        }
-        Ok(reminder)
-    }
-
     /// [`Guard::observe`] of the last call counted, again: the same agent,
     /// tool and arguments (the plugin found them equal). Its agent's run grows
     /// by one, and nothing is read or hashed again. `None` when the guard
@@ -260,14 +288,8 @@ impl Guard {
         let (agent, tool) = memo.last_call()?;
         let run = self.chains.advance_known(agent, true)?;
         self.repeated = run > 1;
-        self.stats.observed += 1;
-        let tier = tier_at(&self.config.thresholds, None, run);
-        let reminder =
-            memo.with_arguments(|arguments| self.run_reminder(tier, tool, run, arguments, &[]));
-        if let Ok(Some(reminder)) = &reminder {
-            self.stats.reminded(reminder.tier);
-        }
-        Some(reminder)
+        let (config, stats) = (&self.config, &mut self.stats);
+        Some(memo.with_arguments(|arguments| counted(config, stats, tool, run, arguments)))
     }
 
     /// The opt-in path. One reminder per call at most: a run-length reminder
@@ -320,32 +342,11 @@ impl Guard {
             .thresholds_for(tool, &self.config.thresholds);
         let tier = tier_at(thresholds, self.config.repeat_every, run);
         // One reminder per call: a run's, else a cycle's, else a near-identical run's.
-        Ok(self
-            .run_reminder(tier, tool, run, arguments, ignored)?
-            .or_else(|| cycle.map(|hit| reminders::cycle(hit.tools, hit.repeats)))
-            .or_else(|| similar.map(|count| reminders::similar(tool, count))))
-    }
-
-    /// The run-length reminder of `tier`, if any: gentle, or detailed with the arguments quoted.
-    fn run_reminder(
-        &self,
-        tier: Option<Tier>,
-        tool: &[u16],
-        run: u64,
-        arguments: Arguments<'_>,
-        ignored: &[KeyPath],
-    ) -> Result<Option<Reminder>, CanonicalError> {
-        Ok(match tier {
-            Some(Tier::Gentle) => Some(reminders::gentle(run)),
-            Some(_) => Some(reminders::detailed(
-                tool,
-                run,
-                arguments,
-                self.config.preview_chars,
-                ignored,
-            )?),
-            None => None,
-        })
+        Ok(
+            run_reminder(&self.config, tier, tool, run, arguments, ignored)?
+                .or_else(|| cycle.map(|hit| reminders::cycle(hit.tools, hit.repeats)))
+                .or_else(|| similar.map(|count| reminders::similar(tool, count))),
+        )
     }
 
     /// Counts a call from an agent's past (a resumed session's log) into its

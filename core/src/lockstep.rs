@@ -56,10 +56,9 @@ pub(crate) fn compare(kept: &[u8], call: &[u8], open: &mut Vec<Open>) -> Verdict
 }
 
 /// Steps down from the top of `a` and `b` to their first difference, at
-/// `first`; whether
-/// the values there certainly differ, and where the member or element holding
-/// them starts, `open` holding `b`'s containers around it. `None` where a
-/// read fails.
+/// `first`: whether the values there certainly differ, and where the member or
+/// element holding them starts, `open` holding `b`'s containers around it.
+/// `None` where a read fails.
 fn descend(a: &[u8], b: &[u8], mut first: usize, open: &mut Vec<Open>) -> Option<(bool, usize)> {
     // The value both sides hold at `at` (the same bytes before `first`), whether it is an
     // array's element (where an absent value is `null`), and where its member starts.
@@ -90,15 +89,15 @@ fn descend(a: &[u8], b: &[u8], mut first: usize, open: &mut Vec<Open>) -> Option
                         // differs, or a member more, may be members in another order.
                         return Some((!object && kinds_differ(a, b, member, true), member));
                     }
-                    // The member's key (whether wide, where its code units start) and value.
+                    // An object member's key (whether wide, where its code units start), and the value.
                     let (key, value) = if object {
                         let (wide, start, key_end) = string_span(a, member).ok()?;
                         if first < key_end {
                             return Some((false, member));
                         }
-                        ((wide, start), key_end)
+                        (Some((wide, start)), key_end)
                     } else {
-                        ((false, member), member)
+                        (None, member)
                     };
                     let value_ends = value_end(a, value)?;
                     if value_ends <= first {
@@ -106,8 +105,8 @@ fn descend(a: &[u8], b: &[u8], mut first: usize, open: &mut Vec<Open>) -> Option
                         continue;
                     }
                     // The difference is in this value: certain only if its key comes no more.
-                    if object {
-                        let name = (key.0, a.get(key.1..value)?);
+                    if let Some((wide, start)) = key {
+                        let name = (wide, a.get(start..value)?);
                         if met_again(a, value_ends, a_end, name)
                             || met_again(b, value_end(b, value)?, b_end, name)
                         {

@@ -42,21 +42,16 @@ fn transport(bytes: &[u8]) -> Arguments<'_> {
 
 /// Mean ns per call of `stage` run on every call in turn, `passes` times.
 fn time(calls: &[Vec<u8>], passes: usize, mut stage: impl FnMut(&[u8])) -> f64 {
-    let start = Instant::now();
-    for _ in 0..passes {
-        for call in calls {
-            stage(call);
-        }
-    }
-    start.elapsed().as_nanos() as f64 / (passes * calls.len()) as f64
+    time_pairs(calls, passes, |_, call| stage(call))
 }
 
 /// [`time`] for `stage` run on each call and the one before it.
 fn time_pairs(calls: &[Vec<u8>], passes: usize, mut stage: impl FnMut(&[u8], &[u8])) -> f64 {
     let start = Instant::now();
     for _ in 0..passes {
-        for (i, call) in calls.iter().enumerate() {
-            stage(&calls[(i + calls.len() - 1) % calls.len()], call);
+        // Each call after the one before it, the first after the last.
+        for (before, call) in calls.last().into_iter().chain(calls).zip(calls) {
+            stage(before, call);
         }
     }
     start.elapsed().as_nanos() as f64 / (passes * calls.len()) as f64

@@ -7,6 +7,8 @@
 //! transport guard counts most of them without a key (a call told apart from
 //! the one before, or found to be it); the JSON guard keys every one.
 
+use std::fmt::Write;
+
 use repeat_tool_guard_core::transport_tag::{
     ABSENT, ARRAY, END, FALSE, NULL, NUMBER, OBJECT, TRUE,
 };
@@ -29,21 +31,21 @@ enum Value {
 }
 
 impl Value {
-    fn json(&self, out: &mut String, element: bool) {
+    fn json(&self, out: &mut String) {
         match self {
-            Value::Absent if element => out.push_str("null"),
-            Value::Null | Value::Absent => out.push_str("null"),
+            Value::Number(n) if n.is_finite() => write!(out, "{n:?}").unwrap(),
+            // Numbers JSON has no form for, and an absent element (absent members are left out
+            // below), are written as null.
+            Value::Null | Value::Absent | Value::Number(_) => out.push_str("null"),
             Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
-            Value::Number(n) if n.is_finite() => out.push_str(&format!("{n:?}")),
-            Value::Number(_) => out.push_str("null"),
-            Value::Text(s) => out.push_str(&format!("{s:?}")),
+            Value::Text(s) => write!(out, "{s:?}").unwrap(),
             Value::Array(items) => {
                 out.push('[');
                 for (i, item) in items.iter().enumerate() {
                     if i > 0 {
                         out.push(',');
                     }
-                    item.json(out, true);
+                    item.json(out);
                 }
                 out.push(']');
             }
@@ -60,8 +62,8 @@ impl Value {
                         out.push(',');
                     }
                     first = false;
-                    out.push_str(&format!("{key:?}:"));
-                    value.json(out, false);
+                    write!(out, "{key:?}:").unwrap();
+                    value.json(out);
                 }
                 out.push('}');
             }
@@ -82,7 +84,9 @@ impl Value {
             Value::Text(s) => text(out, s),
             Value::Array(items) => {
                 out.push(ARRAY);
-                items.iter().for_each(|item| item.transport(out));
+                for item in items {
+                    item.transport(out);
+                }
                 out.push(END);
             }
             Value::Object(members) => {
@@ -203,7 +207,7 @@ fn transports_are_counted_as_the_same_calls_as_json_text() {
                     if let Some(counted) = by_transport.observe_again() {
                         let (agent, tool, value) = last.clone().expect("a call was counted");
                         let mut json = String::new();
-                        value.json(&mut json, false);
+                        value.json(&mut json);
                         let call = Call::new(&agents[agent], &tools[tool], Arguments::Json(&json));
                         assert_eq!(counted, by_text.observe(call), "{context}");
                     }
@@ -221,7 +225,7 @@ fn transports_are_counted_as_the_same_calls_as_json_text() {
                     value.transport(&mut bytes);
                     let bytes = transport_sized(&bytes);
                     let mut json = String::new();
-                    value.json(&mut json, false);
+                    value.json(&mut json);
                     let transport = Arguments::Transport {
                         bytes: &bytes,
                         pieces: Pieces::NONE,

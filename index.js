@@ -12,6 +12,8 @@ import { KNOWN_KEYS, OPTION_SCHEMA } from './lib/options.js'
 
 const require = createRequire(import.meta.url)
 const binding = require('./lib/native.cjs')
+// The hot path's functions, looked up once: the addon's exports object has many members.
+const { __observeMemory: observeMemory, __observeEncoded: observeEncoded } = binding
 
 // The buffer encode.js writes calls into is the binding's own memory, where it can: then a call
 // that fits in it needs not be handed over. The WASI build has none, and reads strings slowly.
@@ -73,14 +75,20 @@ export function apply(ctx, config) {
   const sameResultOnly = config?.sameResultOnly === true
   const resume = config?.resume === true
   const tracked = new Map()
+  // The last tool asked about (none yet: a value no name is): an agent mostly calls the same tool again.
+  let lastTool = tracked
+  let lastTracked = false
 
   function isTracked(tool) {
+    if (tool === lastTool) return lastTracked
     let known = tracked.get(tool)
     if (known === undefined) {
       if (tracked.size >= TRACKED_CACHE_LIMIT) tracked.clear()
       known = guard.isTracked(tool)
       tracked.set(tool, known)
     }
+    lastTool = tool
+    lastTracked = known
     return known
   }
 
@@ -110,7 +118,7 @@ export function apply(ctx, config) {
         return sameResultOnly ? guard.observe(id, tool, exec.arguments, result) : guard.observe(id, tool, exec.arguments)
       }
       try {
-        const observed = inMemory() ? binding.__observeMemory() : binding.__observeEncoded(encoded.memory, encoded.pieces, encoded.widePieces)
+        const observed = inMemory() ? observeMemory() : observeEncoded(encoded.memory, encoded.pieces, encoded.widePieces)
         repeated = observed === null
         return observed
       } finally {

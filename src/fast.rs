@@ -28,9 +28,10 @@ use std::ptr;
 use napi::bindgen_prelude::{JsObjectValue, Object};
 use napi::sys::{napi_callback_info, napi_env, napi_value};
 use napi::{Error, Result, Status};
-use repeat_tool_guard_core::{Arguments, Call, Pieces};
+use repeat_tool_guard_core::{Arguments, Call, CanonicalError, Pieces};
 
 use crate::js::{answer, ErrorClass, Js};
+use crate::prefix::Prefix;
 use crate::reminder::Reminder;
 use crate::wire::{
     malformed, out_of_range, whole, HANDLE, HEADER, LENGTH, PIECES, RESULT_START, WIDE_PIECES,
@@ -245,42 +246,82 @@ fn observe_call(
         return Err(miscounted());
     }
     let result_at = whole(result_at, "result start")?;
-    let observed = registry::with_prefix(handle, |guard, prefix| {
-        let (agent, tool, arguments_at) = prefix.read(bytes)?;
-        let (arguments, result) = match result_at {
-            0 => (bytes.get(arguments_at..), None),
-            _ if !guard.same_result_only() => {
-                return Err(malformed("call: a result without sameResultOnly"))
+    let outcome = registry::with_prefix(handle, |guard, prefix| {
+        match call_in(bytes, prefix, result_at, guard.same_result_only(), pieces) {
+            Ok(call) => {
+                let observed = guard.observe(call);
+                Outcome::of(observed, guard.repeated())
             }
-            _ if result_at < arguments_at => return Err(out_of_range("result start")),
-            _ => (bytes.get(arguments_at..result_at), bytes.get(result_at..)),
-        };
-        let transport = |bytes| Arguments::Transport { bytes, pieces };
-        let arguments = arguments.ok_or_else(|| out_of_range("result start"))?;
-        // The plugin calls this only for tools its cache already found tracked.
-        let call = Call::new(agent, tool, transport(arguments))
-            .with_result(result.map(transport))
-            .known_tracked();
-        Ok((guard.observe(call), guard.repeated()))
+            Err(error) => Outcome::Refused(Box::new(error)),
+        }
     });
     // Thrown once the guard is no longer borrowed.
-    let (observed, repeated) =
-        observed.map_err(|e| js.throw(ErrorClass::Error, &e.to_string()))??;
-    answer_observed(js, observed, repeated)
+    let outcome = outcome.map_err(|e| js.throw(ErrorClass::Error, &e.to_string()))?;
+    outcome.answer(js)
 }
 
-/// What a call counted gives JavaScript: its reminder; or with none, `null`
-/// when it repeated its agent's last call, else `undefined`.
-fn answer_observed(
-    js: &Js,
-    observed: std::result::Result<Option<repeat_tool_guard_core::Reminder>, impl ToString>,
-    repeated: bool,
-) -> Result<napi_value> {
-    match observed.map_err(|e| js.throw(ErrorClass::Error, &e.to_string()))? {
-        Some(reminder) => js.to_js(Reminder::from(reminder)),
-        None if repeated => js.null(),
-        // `undefined` in JavaScript (a null result), cheaper than asking for it.
-        None => Ok(ptr::null_mut()),
+/// The call `bytes` hold: the agent id and tool name (`prefix` reads them),
+/// the arguments, and from `result_at` (0: none) the tool result.
+fn call_in<'a>(
+    bytes: &'a [u8],
+    prefix: &'a mut Prefix,
+    result_at: usize,
+    same_result_only: bool,
+    pieces: Pieces<'a>,
+) -> Result<Call<'a>> {
+    let (agent, tool, arguments_at) = prefix.read(bytes)?;
+    let (arguments, result) = match result_at {
+        0 => (bytes.get(arguments_at..), None),
+        _ if !same_result_only => return Err(malformed("call: a result without sameResultOnly")),
+        _ if result_at < arguments_at => return Err(out_of_range("result start")),
+        _ => (bytes.get(arguments_at..result_at), bytes.get(result_at..)),
+    };
+    let transport = |bytes| Arguments::Transport { bytes, pieces };
+    let arguments = arguments.ok_or_else(|| out_of_range("result start"))?;
+    // The plugin calls this only for tools its cache already found tracked.
+    Ok(Call::new(agent, tool, transport(arguments))
+        .with_result(result.map(transport))
+        .known_tracked())
+}
+
+/// A counted call's outcome as it leaves the guard's borrow: small, so that
+/// the common one, no reminder, is not a large value moved through each layer
+/// of results on the way out. A reminder (rare) is boxed.
+enum Outcome {
+    /// No reminder; whether the call repeated its agent's last one.
+    Quiet {
+        repeated: bool,
+    },
+    Reminder(Box<repeat_tool_guard_core::Reminder>),
+    /// The guard could not count the call.
+    Failed(CanonicalError),
+    /// The call's bytes were refused before it reached the guard.
+    Refused(Box<Error>),
+}
+
+impl Outcome {
+    fn of(
+        observed: std::result::Result<Option<repeat_tool_guard_core::Reminder>, CanonicalError>,
+        repeated: bool,
+    ) -> Self {
+        match observed {
+            Ok(None) => Outcome::Quiet { repeated },
+            Ok(Some(reminder)) => Outcome::Reminder(Box::new(reminder)),
+            Err(error) => Outcome::Failed(error),
+        }
+    }
+
+    /// What the call gives JavaScript: its reminder; or with none, `null` when
+    /// it repeated its agent's last call, else `undefined`.
+    fn answer(self, js: &Js) -> Result<napi_value> {
+        match self {
+            Outcome::Quiet { repeated: true } => js.null(),
+            // `undefined` in JavaScript (a null result), cheaper than asking for it.
+            Outcome::Quiet { repeated: false } => Ok(ptr::null_mut()),
+            Outcome::Reminder(reminder) => js.to_js(Reminder::from(*reminder)),
+            Outcome::Failed(error) => Err(js.throw(ErrorClass::Error, &error.to_string())),
+            Outcome::Refused(error) => Err(*error),
+        }
     }
 }
 
@@ -298,13 +339,13 @@ pub unsafe extern "C" fn observe_again(env: napi_env, info: napi_callback_info) 
 fn again(js: &Js, info: napi_callback_info) -> Result<napi_value> {
     let [handle] = js.args::<1>(info, "__observeAgain takes the guard's handle")?;
     let handle = js.number(handle)?;
-    let observed = registry::with(handle, |guard| {
+    let outcome = registry::with(handle, |guard| {
         let observed = guard.observe_again()?;
-        Some((observed, guard.repeated()))
+        Some(Outcome::of(observed, guard.repeated()))
     })
     .map_err(|e| js.throw(ErrorClass::Error, &e.to_string()))?;
-    match observed {
-        Some((observed, repeated)) => answer_observed(js, observed, repeated),
+    match outcome {
+        Some(outcome) => outcome.answer(js),
         None => js.boolean_value(false),
     }
 }

@@ -137,7 +137,7 @@ pub fn read_string(form: &[u8], at: usize) -> Result<(FormStr<'_>, usize), Canon
 /// The string whose tag is at `at`: whether it is wide, and where its code
 /// units start and end. A wide string whose units all fit in a byte is an
 /// error: it has a narrow form, and only that one is canonical.
-#[inline]
+#[inline(always)]
 pub(crate) fn string_span(form: &[u8], at: usize) -> Result<(bool, usize, usize), CanonicalError> {
     // Most strings: narrow, with a one-byte length.
     if let Some(&[NARROW, len]) = form.get(at..at + 2).and_then(|head| head.first_chunk()) {
@@ -146,6 +146,12 @@ pub(crate) fn string_span(form: &[u8], at: usize) -> Result<(bool, usize, usize)
             return Ok((false, at + 2, end));
         }
     }
+    any_string_span(form, at)
+}
+
+/// [`string_span`] for any string: wide, or with a longer length.
+#[inline(never)]
+fn any_string_span(form: &[u8], at: usize) -> Result<(bool, usize, usize), CanonicalError> {
     let wide = match form.get(at) {
         Some(&NARROW) => false,
         Some(&WIDE) => true,

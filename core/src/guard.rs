@@ -124,6 +124,7 @@ fn run_reminder(
 
 /// The end of a call counted on the reference's path, keyed or not, or counted
 /// again: the counters, and the run's reminder, if any.
+#[inline]
 fn counted(
     config: &GuardConfig,
     stats: &mut Stats,
@@ -132,8 +133,24 @@ fn counted(
     arguments: Arguments<'_>,
 ) -> Result<Option<Reminder>, CanonicalError> {
     stats.observed += 1;
-    let tier = tier_at(&config.thresholds, None, run);
-    let reminder = run_reminder(config, tier, tool, run, arguments, &[])?;
+    // Most calls: no reminder due, nothing more to do.
+    let Some(tier) = tier_at(&config.thresholds, None, run) else {
+        return Ok(None);
+    };
+    remind(config, stats, tier, tool, run, arguments)
+}
+
+/// The reminder `counted` found due, counted.
+#[cold]
+fn remind(
+    config: &GuardConfig,
+    stats: &mut Stats,
+    tier: Tier,
+    tool: &[u16],
+    run: u64,
+    arguments: Arguments<'_>,
+) -> Result<Option<Reminder>, CanonicalError> {
+    let reminder = run_reminder(config, Some(tier), tool, run, arguments, &[])?;
     if let Some(reminder) = &reminder {
         stats.reminded(reminder.tier);
     }

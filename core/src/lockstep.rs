@@ -135,25 +135,24 @@ fn descend(a: &[u8], b: &[u8], mut first: usize, open: &mut Vec<Open>) -> Option
 
 /// The first index from `from` where `a` and `b` differ, or where the shorter one ends.
 fn first_difference(a: &[u8], b: &[u8], from: usize) -> usize {
-    let (a, b) = (
-        a.get(from..).unwrap_or_default(),
-        b.get(from..).unwrap_or_default(),
-    );
-    let mut at = 0;
-    for (x, y) in a.chunks_exact(8).zip(b.chunks_exact(8)) {
-        let word = |w: &[u8]| u64::from_le_bytes(w.try_into().unwrap_or_default());
-        let diff = word(x) ^ word(y);
+    let mut at = from;
+    while let (Some(x), Some(y)) = (word(a, at), word(b, at)) {
+        let diff = x ^ y;
         if diff != 0 {
-            return from + at + (diff.trailing_zeros() / 8) as usize;
+            return at + (diff.trailing_zeros() / 8) as usize;
         }
         at += 8;
     }
-    let rest = a
-        .get(at..)
-        .unwrap_or_default()
-        .iter()
-        .zip(b.get(at..).unwrap_or_default());
-    from + at + rest.take_while(|(x, y)| x == y).count()
+    while a.get(at).is_some_and(|x| b.get(at) == Some(x)) {
+        at += 1;
+    }
+    at
+}
+
+/// The eight bytes from `at`, little-endian, if there are as many.
+#[inline(always)]
+fn word(bytes: &[u8], at: usize) -> Option<u64> {
+    Some(u64::from_le_bytes(*bytes.get(at..)?.first_chunk::<8>()?))
 }
 
 /// The number whose tag is at `at`.
@@ -208,6 +207,7 @@ fn kinds_differ(a: &[u8], b: &[u8], at: usize, element: bool) -> bool {
 
 /// Whether the members from `at` of the object ending at `end` may hold the key
 /// `name` (its code units as the transport holds them, and whether they are wide) again.
+#[inline]
 fn met_again(bytes: &[u8], mut at: usize, end: usize, (wide, name): (bool, &[u8])) -> bool {
     while at + 1 < end {
         let Ok((other_wide, start, key_end)) = string_span(bytes, at) else {

@@ -219,10 +219,15 @@ impl<T: Copy + PartialEq> Kept<T> {
             .collect()
     }
 
+    #[inline]
     fn keep(&mut self, strings: &[&[T]]) {
-        if strings.is_empty() && self.ends.is_empty() {
-            return;
+        // Most calls: no long strings, now or before.
+        if !(strings.is_empty() && self.ends.is_empty()) {
+            self.replace(strings);
         }
+    }
+
+    fn replace(&mut self, strings: &[&[T]]) {
         refill(&mut self.units, strings.iter().copied());
         let mut end = 0;
         self.ends.clear();

@@ -56,6 +56,7 @@ pub(crate) fn container_end(bytes: &[u8], at: usize) -> Option<usize> {
 
 /// Where the value whose tag is at `at` ends (a container by its size), as
 /// far as its first bytes tell; `None` when they are malformed.
+#[inline(always)]
 pub(crate) fn value_end(bytes: &[u8], at: usize) -> Option<usize> {
     match *bytes.get(at)? {
         NULL | FALSE | TRUE | ABSENT => Some(at + 1),

@@ -1,33 +1,83 @@
-// Instructions per call of the native hot path alone (one ~100 B call's encoding observed over and
-// over as the plugin observes it: through __observeMemory, from the binding's call memory, or in a
-// checkout from before it through __observeEncoded; INSTRUCTIONS_PATH=encoded picks the second in
-// any), for counting under valgrind: the difference between two call counts, divided, leaves out
-// start-up. `benchmark/instructions.sh [dir]` prints it for this tree or for another built
-// checkout. INSTRUCTIONS_CALLS=new makes each call new (encoded each time), INSTRUCTIONS_CONFIG
-// (JSON) configures the guard. Not part of npm run bench (valgrind is slow).
+// Instructions per call, for counting under valgrind: the difference between two call counts,
+// divided, leaves out start-up. `benchmark/instructions.sh [dir]` prints it for this tree or for
+// another built checkout; `instructions.sh --budget [dir]` prints a new ~100 B call's budget, stage
+// by stage, beside the reference's. Not part of npm run bench (valgrind is slow).
+//
+// Run as `node instructions.mjs <dir> <calls> [stage]`. The stages, each over fresh frozen copies of
+// the ~100 B arguments whose `limit` counts up (each call new), unless said otherwise:
+// - native (the default): the native hot path alone, one ~100 B call's encoding observed over and
+//   over as the plugin observes it: through __observeMemory, from the binding's call memory, or in
+//   a checkout from before it through __observeEncoded (INSTRUCTIONS_PATH=encoded picks the second
+//   in any). INSTRUCTIONS_CALLS=new makes each call new, encoded each time: the same as `observe`.
+// - floor: a listener that only calls next(), called as bench.mjs calls it;
+// - read: a bare walk that reads every key and value as lib/encode.js does, and writes nothing;
+// - walk: lib/encode.js's walk alone;
+// - observe: the walk and the native call (__observeMemory);
+// - listener: the plugin's tools/post-execute listener, as bench.mjs calls it;
+// - reference: the reference's listener, the same way.
+// INSTRUCTIONS_CONFIG (JSON) configures the guard.
 import { existsSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { pathToFileURL } from 'node:url'
 import { SMALL } from './cases.mjs'
-const [dir, calls] = [process.argv[2], Number(process.argv[3])]
+
+const [dir, calls, stage = process.env.INSTRUCTIONS_CALLS === 'new' ? 'observe' : 'native'] = [
+  process.argv[2], Number(process.argv[3]), process.argv[4]]
 // Checkouts from before lib/ keep the glue at their root.
 const glue = existsSync(`${dir}/lib/encode.js`) ? `${dir}/lib` : dir
 const { encode, encoded, useMemory, release } = await import(pathToFileURL(`${glue}/encode.js`).href)
 const binding = createRequire(`${glue}/`)('./native.cjs')
 const inMemory = useMemory !== undefined && process.env.INSTRUCTIONS_PATH !== 'encoded'
 if (inMemory) useMemory(binding.__callMemory)
-const guard = new binding.RepeatToolGuard(JSON.parse(process.env.INSTRUCTIONS_CONFIG ?? '{}'))
+const config = JSON.parse(process.env.INSTRUCTIONS_CONFIG ?? '{}')
+const guard = new binding.RepeatToolGuard(config)
+const handle = guard.__handle()
 const observe = () => (inMemory ? binding.__observeMemory() : binding.__observeEncoded(encoded.memory, encoded.pieces, encoded.widePieces))
-if (process.env.INSTRUCTIONS_CALLS === 'new') {
-  // Each call new (its `limit` counts up), encoded and observed as the plugin does: the JavaScript
-  // walk is in the count too, the same in any two builds compared.
-  const args = Array.from({ length: calls }, (_, i) => Object.freeze({ ...SMALL, limit: i }))
-  for (const value of args) {
-    encode(value, 'agent-1', 'grep', guard.__handle())
-    observe()
-    release?.()
+
+const objectPrototype = Object.prototype
+/** Reads `value` as the walk does (the same prototype check, `for…in`), writing nothing. */
+function read(value) {
+  if (typeof value === 'string') return value.length
+  if (typeof value !== 'object' || value === null) return 1
+  let count = 0
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) count += read(value[i])
+    return count
   }
-} else {
-  encode(JSON.parse(JSON.stringify(SMALL)), 'agent-1', 'grep', guard.__handle())
+  if (Object.getPrototypeOf(value) !== objectPrototype) return -1
+  for (const key in value) count += key.length + read(value[key])
+  return count
+}
+
+/** A tools/post-execute listener of the plugin at `url`, installed as bench.mjs installs it. */
+async function listenerOf(url) {
+  const { listenersOf } = await import(new URL('../__test__/support/listeners.mjs', import.meta.url))
+  return listenersOf(await import(url), config)['tools/post-execute']
+}
+
+/** `calls` listener calls, awaited, as bench.mjs makes them. */
+async function through(listener, copies) {
+  const downstream = { kind: 'accept' }
+  const next = () => Promise.resolve(downstream)
+  const agent = { id: 'agent-1' }
+  for (let i = 0; i < calls; i++) await listener({ name: 'grep', agent, arguments: copies[i % copies.length] }, {}, next)
+}
+
+if (stage === 'native') {
+  encode(JSON.parse(JSON.stringify(SMALL)), 'agent-1', 'grep', handle)
   for (let i = 0; i < calls; i++) observe()
+} else {
+  // Each call new: 512 distinct frozen copies taken in turn, in cache as a stuck or busy agent's are.
+  const copies = Array.from({ length: 512 }, (_, i) => Object.freeze({ ...SMALL, flags: Object.freeze([...SMALL.flags]), limit: i }))
+  let sink = 0
+  switch (stage) {
+    case 'floor': await through((_exec, _result, next) => next(), copies); break
+    case 'read': for (let i = 0; i < calls; i++) sink += read(copies[i % 512]); break
+    case 'walk': for (let i = 0; i < calls; i++) { encode(copies[i % 512], 'agent-1', 'grep', handle); release?.() } break
+    case 'observe': for (let i = 0; i < calls; i++) { encode(copies[i % 512], 'agent-1', 'grep', handle); observe(); release?.() } break
+    case 'listener': await through(await listenerOf(pathToFileURL(`${dir}/index.js`).href), copies); break
+    case 'reference': await through(await listenerOf('@deepseek-ai/dsh-repeat-tool-reminder'), copies); break
+    default: throw new Error(`unknown stage ${stage}`)
+  }
+  if (sink < 0) console.log('(a value the read refused)')
 }

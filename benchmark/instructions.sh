@@ -1,15 +1,47 @@
 #!/usr/bin/env bash
-# Instructions per __observeEncoded call (benchmark/instructions.mjs) under valgrind's callgrind,
-# for this tree or the built checkout given as $1: independent of the load, unlike timings on a shared
-# machine (V8's compilation and collections still move it by a few hundred from run to run).
-# INSTRUCTIONS_CALLS=new counts calls that are each new, JavaScript walk included (instructions.mjs).
+# Instructions per call under valgrind's callgrind (benchmark/instructions.mjs), for this tree or the
+# built checkout given as the last argument: independent of the load, unlike timings on a shared
+# machine. V8 runs with --predictable --single-threaded (no compiler or collector threads, a fixed
+# hash seed), so that the same build counts the same each time.
+#   instructions.sh [dir]            the native hot path per ~100 B call (INSTRUCTIONS_CALLS=new: each
+#                                    call new, the JavaScript walk included)
+#   instructions.sh --budget [dir]   a new ~100 B call's instructions stage by stage, and the reference's
+# INSTRUCTIONS_NODE picks the Node (default: node on the PATH).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+budget=false
+if [ "${1:-}" = --budget ]; then
+  budget=true
+  shift
+fi
 dir=$(realpath "${1:-.}")
-count() {
-  valgrind --tool=callgrind --callgrind-out-file=/dev/null node benchmark/instructions.mjs "$dir" "$1" 2>&1 |
-    awk '/Collected/ { gsub(",", "", $4); print $4 }'
+node=${INSTRUCTIONS_NODE:-node}
+# Instructions per call of a stage: the difference between two runs, divided by their difference in calls.
+per_call() {
+  count() {
+    valgrind --tool=callgrind --callgrind-out-file=/dev/null "$node" --predictable --single-threaded \
+      benchmark/instructions.mjs "$dir" "$1" ${2:+"$2"} 2>&1 | awk '/Collected/ { gsub(",", "", $4); print $4 }'
+  }
+  local few many
+  few=$(count 100000 "${1:-}")
+  many=$(count 300000 "${1:-}")
+  echo $(( (many - few) / 200000 ))
 }
-few=$(count 10000)
-many=$(count 110000)
-echo "$dir: $(( (many - few) / 100000 )) instructions per call"
+if ! $budget; then
+  echo "$dir: $(per_call) instructions per call"
+  exit
+fi
+declare -A n
+for stage in floor read walk observe listener reference; do n[$stage]=$(per_call "$stage"); done
+echo "$("$node" --version), $dir: instructions per new ~100 B call"
+echo "| stage | instructions |"
+echo "| --- | ---: |"
+echo "| the floor (a listener that only calls next()) | ${n[floor]} |"
+echo "| the walk (lib/encode.js) | ${n[walk]} |"
+echo "| of which reading the value (a bare walk that writes nothing) | ${n[read]} |"
+echo "| the native call (__observeMemory) | $(( n[observe] - n[walk] )) |"
+echo "| the plugin around them | $(( n[listener] - n[observe] - n[floor] )) |"
+echo "| through the listener, in all | ${n[listener]} |"
+echo "| the reference's listener | ${n[reference]} |"
+awk -v r="${n[reference]}" -v l="${n[listener]}" -v f="${n[floor]}" \
+  'BEGIN { printf "\nreference ÷ native: %.2f× through the listener, %.2f× beyond the floor\n", r / l, (r - f) / (l - f) }'

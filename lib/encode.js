@@ -350,6 +350,9 @@ function writeOther(value, depth, at) {
   // view (cheaper than the module's bindings), read again after anything that may grow the buffer.
   let out = bytes
   let dv = view
+  // `out.length` as a small integer: compared with it, `at` stays an integer (the length of a
+  // typed array is not one to the optimizing compiler).
+  let limit = 0
   if (Array.isArray(value)) {
     if (typeof value.toJSON === 'function') return -1
     const length = value.length
@@ -357,6 +360,7 @@ function writeOther(value, depth, at) {
     if (start < 0) return -1
     out = bytes
     dv = view
+    limit = out.length | 0
     at = start + SIZE_BYTES
     const slots = elementSlot(depth)
     for (let i = 0; i < length; i++) {
@@ -364,18 +368,20 @@ function writeOther(value, depth, at) {
       // The 16th element and those after share the last slot.
       const slot = slots + Math.min(i, 15)
       if (typeof element === 'string') {
-        if (slotText[slot] === element && at + CACHED_ROOM <= out.length) at = cached(dv, slot, at)
+        if (slotText[slot] === element && at + CACHED_ROOM <= limit) at = cached(dv, slot, at)
         else {
           at = stringToSlot(element, at, slot)
           if (at < 0) return -1
           out = bytes
           dv = view
+          limit = out.length | 0
         }
       } else if (typeof element === 'number') {
-        if (at + 9 > out.length) {
+        if (at + 9 > limit) {
           if (!grow(at + 9, at)) return -1
           out = bytes
           dv = view
+          limit = out.length | 0
         }
         out[at] = NUMBER
         dv.setFloat64(at + 1, element, true)
@@ -385,6 +391,7 @@ function writeOther(value, depth, at) {
         if (at < 0) return -1
         out = bytes
         dv = view
+        limit = out.length | 0
       }
     }
     return close(start, at)
@@ -395,6 +402,7 @@ function writeOther(value, depth, at) {
   if (start < 0) return -1
   out = bytes
   dv = view
+  limit = out.length | 0
   at = start + SIZE_BYTES
   let slot = memberSlot(depth)
   // for-in, not Object.keys: no array of keys to build. It yields only own keys here: the
@@ -404,28 +412,31 @@ function writeOther(value, depth, at) {
     // A plain object's toJSON is its own (Object.prototype's is checked once per walk): looking
     // for the key is cheaper than a property lookup that misses.
     if (key === 'toJSON') return -1
-    if (slotText[slot] === key && at + CACHED_ROOM <= out.length) at = cached(dv, slot, at)
+    if (slotText[slot] === key && at + CACHED_ROOM <= limit) at = cached(dv, slot, at)
     else {
       at = stringToSlot(key, at, slot)
       if (at < 0) return -1
       out = bytes
       dv = view
+      limit = out.length | 0
     }
     const member = value[key]
     const next = slot + 1
     if (typeof member === 'string') {
-      if (slotText[next] === member && at + CACHED_ROOM <= out.length) at = cached(dv, next, at)
+      if (slotText[next] === member && at + CACHED_ROOM <= limit) at = cached(dv, next, at)
       else {
         at = stringToSlot(member, at, next)
         if (at < 0) return -1
         out = bytes
         dv = view
+        limit = out.length | 0
       }
     } else if (typeof member === 'number') {
-      if (at + 9 > out.length) {
+      if (at + 9 > limit) {
         if (!grow(at + 9, at)) return -1
         out = bytes
         dv = view
+        limit = out.length | 0
       }
       out[at] = NUMBER
       dv.setFloat64(at + 1, member, true)
@@ -435,6 +446,7 @@ function writeOther(value, depth, at) {
       if (at < 0) return -1
       out = bytes
       dv = view
+      limit = out.length | 0
     }
     // The next member's pair of slots; the 8th member and those after share the last pair.
     if ((slot & 15) < 14) slot += 2

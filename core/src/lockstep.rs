@@ -135,24 +135,27 @@ fn descend(a: &[u8], b: &[u8], mut first: usize, open: &mut Vec<Open>) -> Option
 
 /// The first index from `from` where `a` and `b` differ, or where the shorter one ends.
 fn first_difference(a: &[u8], b: &[u8], from: usize) -> usize {
+    let end = a.len().min(b.len());
+    let (Some(a), Some(b)) = (a.get(from..end), b.get(from..end)) else {
+        return from;
+    };
+    // Sixteen bytes a step: the common part of two calls is most of them.
+    let (a_blocks, b_blocks) = (a.chunks_exact(16), b.chunks_exact(16));
+    let (a_rest, b_rest) = (a_blocks.remainder(), b_blocks.remainder());
     let mut at = from;
-    while let (Some(x), Some(y)) = (word(a, at), word(b, at)) {
-        let diff = x ^ y;
+    for (x, y) in a_blocks.zip(b_blocks) {
+        let diff = u128::from_le_bytes(x.try_into().unwrap_or_default())
+            ^ u128::from_le_bytes(y.try_into().unwrap_or_default());
         if diff != 0 {
             return at + (diff.trailing_zeros() / 8) as usize;
         }
-        at += 8;
+        at += 16;
     }
-    while a.get(at).is_some_and(|x| b.get(at) == Some(x)) {
-        at += 1;
-    }
-    at
-}
-
-/// The eight bytes from `at`, little-endian, if there are as many.
-#[inline(always)]
-fn word(bytes: &[u8], at: usize) -> Option<u64> {
-    Some(u64::from_le_bytes(*bytes.get(at..)?.first_chunk::<8>()?))
+    at + a_rest
+        .iter()
+        .zip(b_rest)
+        .take_while(|(x, y)| x == y)
+        .count()
 }
 
 /// The number whose tag is at `at`.
@@ -285,6 +288,34 @@ mod tests {
         );
         assert_eq!(compare(&b, &a, open), verdict, "not symmetric");
         said
+    }
+
+    #[test]
+    fn first_difference_is_the_first_byte_that_differs_or_the_shorter_end() {
+        let naive = |a: &[u8], b: &[u8], from: usize| {
+            (from..a.len().min(b.len()))
+                .find(|&at| a[at] != b[at])
+                .unwrap_or(from.max(a.len().min(b.len())))
+        };
+        let base: Vec<u8> = (0..40u8).collect();
+        for len in 0..=40_usize {
+            for other_len in [0, len.saturating_sub(1), len, 40] {
+                for changed in 0..=other_len {
+                    let a = &base[..len];
+                    let mut b = base[..other_len].to_vec();
+                    if let Some(byte) = b.get_mut(changed) {
+                        *byte ^= 0x80;
+                    }
+                    for from in [0, 1, 17, 45] {
+                        assert_eq!(
+                            first_difference(a, &b, from),
+                            naive(a, &b, from),
+                            "{len} {other_len} {changed} {from}"
+                        );
+                    }
+                }
+            }
+        }
     }
 
     #[test]

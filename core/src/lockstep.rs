@@ -5,7 +5,7 @@
 //! one in a value at the same place, found here long before a key form could
 //! be written and hashed.
 //!
-//! The read finds the first byte where the two differ (a word at a time),
+//! The read finds the first byte where the two differ (sixteen bytes a step),
 //! then steps down to it from the top, over the members and elements before
 //! it, which are the same on both sides. The values found there certainly
 //! differ when JSON writes them differently: numbers other than `-0` and `0`,

@@ -19,6 +19,26 @@ export function nested(bytes) {
 /** Calls per round for arguments whose JSON is `json`: about 20 MB of JSON, 5 to 20,000 calls. */
 export const callsPerRound = (json) => Math.max(5, Math.min(20_000, Math.floor(20_000_000 / json.length)))
 
+const objectPrototype = Object.prototype
+
+/**
+ * Reads every key and value of `value` as lib/encode.js's walk does (the same prototype check,
+ * `for…in`) and writes nothing: the walk's floor. Returns a count, so that nothing is optimized
+ * away; -1 where the walk would leave the value to the class path.
+ */
+export function readOnly(value) {
+  if (typeof value === 'string') return value.length
+  if (typeof value !== 'object' || value === null) return 1
+  let count = 0
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) count += readOnly(value[i])
+    return count
+  }
+  if (Object.getPrototypeOf(value) !== objectPrototype) return -1
+  for (const key in value) count += key.length + readOnly(value[key])
+  return count
+}
+
 /** The median of `values` (the upper one of an even count), leaving `values` as they are. */
 export const median = (values) => values.slice().sort((a, b) => a - b)[values.length >> 1]
 

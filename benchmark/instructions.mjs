@@ -19,7 +19,7 @@
 import { existsSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { pathToFileURL } from 'node:url'
-import { SMALL } from './cases.mjs'
+import { SMALL, readOnly } from './cases.mjs'
 
 const [dir, calls, stage = process.env.INSTRUCTIONS_CALLS === 'new' ? 'observe' : 'native'] = [
   process.argv[2], Number(process.argv[3]), process.argv[4]]
@@ -33,21 +33,6 @@ const config = JSON.parse(process.env.INSTRUCTIONS_CONFIG ?? '{}')
 const guard = new binding.RepeatToolGuard(config)
 const handle = guard.__handle()
 const observe = () => (inMemory ? binding.__observeMemory() : binding.__observeEncoded(encoded.memory, encoded.pieces, encoded.widePieces))
-
-const objectPrototype = Object.prototype
-/** Reads `value` as the walk does (the same prototype check, `for…in`), writing nothing. */
-function read(value) {
-  if (typeof value === 'string') return value.length
-  if (typeof value !== 'object' || value === null) return 1
-  let count = 0
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) count += read(value[i])
-    return count
-  }
-  if (Object.getPrototypeOf(value) !== objectPrototype) return -1
-  for (const key in value) count += key.length + read(value[key])
-  return count
-}
 
 /** A tools/post-execute listener of the plugin at `url`, installed as bench.mjs installs it. */
 async function listenerOf(url) {
@@ -72,7 +57,7 @@ if (stage === 'native') {
   let sink = 0
   switch (stage) {
     case 'floor': await through((_exec, _result, next) => next(), copies); break
-    case 'read': for (let i = 0; i < calls; i++) sink += read(copies[i % 512]); break
+    case 'read': for (let i = 0; i < calls; i++) sink += readOnly(copies[i % 512]); break
     case 'walk': for (let i = 0; i < calls; i++) { encode(copies[i % 512], 'agent-1', 'grep', handle); release?.() } break
     case 'observe': for (let i = 0; i < calls; i++) { encode(copies[i % 512], 'agent-1', 'grep', handle); observe(); release?.() } break
     case 'listener': await through(await listenerOf(pathToFileURL(`${dir}/index.js`).href), copies); break

@@ -6,32 +6,16 @@
 // Run: node --expose-gc benchmark/walk-floor.mjs (WALK_ROUNDS sets the rounds, 15).
 import '../index.js'
 import { encode, release } from '../lib/encode.js'
-import { SMALL, callsPerRound, median, nested } from './cases.mjs'
+import { SMALL, callsPerRound, median, nested, readOnly } from './cases.mjs'
 import { deepFreeze } from '../__test__/support/listeners.mjs'
 
 const ROUNDS = Number(process.env.WALK_ROUNDS ?? 15)
-const objectPrototype = Object.prototype
-
-/** Reads every key and value as the walk does, writing nothing; returns a count so nothing is left out. */
-function bare(value) {
-  if (typeof value === 'string') return value.length
-  if (typeof value !== 'object' || value === null) return 1
-  let count = 0
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) count += bare(value[i])
-    return count
-  }
-  if (Object.getPrototypeOf(value) !== objectPrototype) return -1
-  for (const key in value) count += key.length + bare(value[key])
-  return count
-}
-
 const sides = {
   'the walk (encode.js)': (args) => {
     if (!encode(args, 'agent-0', 'grep', 0)) throw new Error('not encoded')
     release()
   },
-  'a bare for…in walk': bare,
+  'a bare for…in walk': readOnly,
   'JSON.stringify': (args) => JSON.stringify(args).length,
 }
 

@@ -140,12 +140,10 @@ fn first_difference(a: &[u8], b: &[u8], from: usize) -> usize {
         return from;
     };
     // Sixteen bytes a step: the common part of two calls is most of them.
-    let (a_blocks, b_blocks) = (a.chunks_exact(16), b.chunks_exact(16));
-    let (a_rest, b_rest) = (a_blocks.remainder(), b_blocks.remainder());
+    let ((a_blocks, a_rest), (b_blocks, b_rest)) = (a.as_chunks::<16>(), b.as_chunks::<16>());
     let mut at = from;
-    for (x, y) in a_blocks.zip(b_blocks) {
-        let diff = u128::from_le_bytes(x.try_into().unwrap_or_default())
-            ^ u128::from_le_bytes(y.try_into().unwrap_or_default());
+    for (x, y) in a_blocks.iter().zip(b_blocks) {
+        let diff = u128::from_le_bytes(*x) ^ u128::from_le_bytes(*y);
         if diff != 0 {
             return at + (diff.trailing_zeros() / 8) as usize;
         }

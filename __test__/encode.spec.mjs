@@ -168,6 +168,21 @@ test('the JavaScript walk writes every value as it stands, members in their own 
   }
 })
 
+test('strings met again at the same place, the empty string among them, are written as they are', (t) => {
+  // Each depth has its own places (slots) for keys, values and elements, mostly not used before:
+  // the empty string is met at places that kept nothing yet, that keep it, and that keep another.
+  const values = ['', 'a', '', 'é', 'x'.repeat(14), '', 'x'.repeat(15), '']
+  for (let round = 0; round < 6; round++) {
+    for (const [i, text] of values.entries()) {
+      let value = { [text]: text, list: [text, '', text], '': [''] }
+      for (let depth = 0; depth < 40; depth++) value = depth % 3 === round % 3 ? { [text]: value } : [value, text]
+      t.true(encode(value, 'agent', 'tool'))
+      t.is(readTransport(encoded).text, JSON.stringify(value), `round ${round}, string ${i}`)
+      release()
+    }
+  }
+})
+
 test('the JavaScript walk applies no canonical rule: Rust gets -0, NaN, values without JSON form and keys unsorted', (t) => {
   const value = { b: -0, a: [NaN, undefined, () => 1], 10: Infinity, 9: Symbol('s'), c: undefined }
   t.true(encode(value, 'agent', 'tool'))

@@ -93,10 +93,13 @@ const CACHED_LENGTH = 14
 // much room, `string` would not grow the buffer either.
 const CACHED_ROOM = 32
 const MISSES = 4
-// Each slot's string (null: none yet), its bytes' count and words, and its misses since kept.
-const slotText = Array.from({ length: SLOTS }, () => null)
-const slotSize = new Uint8Array(SLOTS)
-const slotWords = new Int32Array(SLOTS * 4)
+// Each slot's string, its bytes' count and words, and its misses since kept. A slot starts with
+// the empty string ('': free), so that every comparison with a slot is of two strings: V8 then
+// compiles it to a string comparison, where a slot that could also hold null makes it generic.
+const slotText = Array.from({ length: SLOTS }, () => '')
+// The empty string's bytes: NARROW and a length of 0.
+const slotSize = new Uint8Array(SLOTS).fill(2)
+const slotWords = new Int32Array(SLOTS * 4).map((_, i) => (i & 3 ? 0 : NARROW))
 const slotMisses = new Uint8Array(SLOTS)
 // Slots of object members (a key and its value) and array elements (in the upper half), by depth.
 const memberSlot = (depth) => (depth << 4) & (SLOTS / 2 - 1)
@@ -221,7 +224,7 @@ function stringToSlot(text, at, slot) {
   const next = string(text, at)
   // A slot taken is given to another string only at its MISSES-th miss: a place where the
   // strings differ every time (ids, names) then costs little, keeping costs a few stores.
-  if (slotText[slot] !== null && ++slotMisses[slot] < MISSES) return next
+  if (slotText[slot] !== '' && ++slotMisses[slot] < MISSES) return next
   slotMisses[slot] = 0
   if (next >= 0 && next - at <= CACHED_LENGTH + 2 && at + 16 <= bytes.length && bytes[at] === NARROW) {
     const words = slot << 2

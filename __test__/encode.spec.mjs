@@ -6,6 +6,7 @@
 import test from 'ava'
 import { createRequire } from 'node:module'
 import { Worker } from 'node:worker_threads'
+import * as reference from '@deepseek-ai/dsh-repeat-tool-reminder'
 import * as plugin from '../index.js'
 import { canonicalize } from '../index.js'
 import { HEADER, encode, encoded, inMemory, release, useMemory } from '../lib/encode.js'
@@ -592,6 +593,27 @@ test('anything JSON.stringify would treat otherwise than a plain value is left t
   }
   t.true(encode({ a: [1] }))
   release()
+})
+
+test('the plugin reads the own enumerable members of objects, as the reference does: a non-enumerable toJSON is not called', async (t) => {
+  // canonicalize() and RepeatToolGuard apply JSON.stringify's rules to the value itself; the
+  // plugin's walk, like the reference's copy, never looks for a member for-in does not yield.
+  const withHidden = (text) => Object.defineProperty({ a: 1 }, 'toJSON', { value: () => text, enumerable: false })
+  t.is(canonicalize(withHidden('x')), '"x"')
+  t.true(encode(withHidden('x'), 'agent', 'tool'))
+  t.is(readTransport(encoded).text, '{"a":1}')
+  release()
+  const reminded = []
+  for (const [name, module] of [['plugin', plugin], ['reference', reference]]) {
+    const listener = listenersOf(module, { thresholds: [2] })['tools/post-execute']
+    const agent = { id: name }
+    for (const text of ['x', 'y']) {
+      const decision = await listener({ name: 'grep', agent, arguments: withHidden(text) }, {}, () => Promise.resolve({ kind: 'accept' }))
+      reminded.push(`${name} ${decision.additionalContexts?.length ?? 0}`)
+    }
+  }
+  // One run of two for both: the second call is reminded of.
+  t.deepEqual(reminded, ['plugin 0', 'plugin 1', 'reference 0', 'reference 1'])
 })
 
 test('a malformed call of the raw hot path is a clear error, never a crash or a read out of bounds', (t) => {

@@ -14,12 +14,15 @@
 // - walk: lib/encode.js's walk alone;
 // - observe: the walk and the native call (__observeMemory);
 // - listener: the plugin's tools/post-execute listener, as bench.mjs calls it;
-// - reference: the reference's listener, the same way.
+// - reference: the reference's listener, the same way;
+// - listener-mixed, reference-mixed: each listener first given 2,000 new ~10 KB calls, as bench.mjs
+//   gives them before its new ~100 B ones: V8 has then compiled the walk for both sizes.
 // INSTRUCTIONS_CONFIG (JSON) configures the guard.
 import { existsSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { pathToFileURL } from 'node:url'
-import { SMALL, readOnly } from './cases.mjs'
+import { SMALL, nested, readOnly } from './cases.mjs'
+import { deepFreeze } from '../__test__/support/listeners.mjs'
 
 const [dir, calls, stage = process.env.INSTRUCTIONS_CALLS === 'new' ? 'observe' : 'native'] = [
   process.argv[2], Number(process.argv[3]), process.argv[4]]
@@ -48,6 +51,16 @@ async function through(listener, copies) {
   for (let i = 0; i < calls; i++) await listener({ name: 'grep', agent, arguments: copies[i % copies.length] }, {}, next)
 }
 
+/** `through`, after 2,000 new ~10 KB calls through the same listener. */
+async function afterLargeCalls(listener, copies) {
+  const json = JSON.stringify(nested(10_000))
+  const large = Array.from({ length: 64 }, (_, i) => deepFreeze({ ...JSON.parse(json), query: `search ${i}` }))
+  const next = () => Promise.resolve({ kind: 'accept' })
+  const agent = { id: 'agent-1' }
+  for (let i = 0; i < 2000; i++) await listener({ name: 'grep', agent, arguments: large[i % 64] }, {}, next)
+  await through(listener, copies)
+}
+
 if (stage === 'native') {
   encode(JSON.parse(JSON.stringify(SMALL)), 'agent-1', 'grep', handle)
   for (let i = 0; i < calls; i++) observe()
@@ -62,6 +75,8 @@ if (stage === 'native') {
     case 'observe': for (let i = 0; i < calls; i++) { encode(copies[i % 512], 'agent-1', 'grep', handle); observe(); release?.() } break
     case 'listener': await through(await listenerOf(pathToFileURL(`${dir}/index.js`).href), copies); break
     case 'reference': await through(await listenerOf('@deepseek-ai/dsh-repeat-tool-reminder'), copies); break
+    case 'listener-mixed': await afterLargeCalls(await listenerOf(pathToFileURL(`${dir}/index.js`).href), copies); break
+    case 'reference-mixed': await afterLargeCalls(await listenerOf('@deepseek-ai/dsh-repeat-tool-reminder'), copies); break
     default: throw new Error(`unknown stage ${stage}`)
   }
   if (sink < 0) console.log('(a value the read refused)')

@@ -5,7 +5,8 @@
 # hash seed), so that the same build counts the same each time.
 #   instructions.sh [dir]            the native hot path per ~100 B call (INSTRUCTIONS_CALLS=new: each
 #                                    call new, the JavaScript walk included)
-#   instructions.sh --budget [dir]   a new ~100 B call's instructions stage by stage, and the reference's
+#   instructions.sh --budget [dir]   a new ~100 B call's instructions stage by stage, and the reference's;
+#                                    both listeners again after ~10 KB calls, as bench.mjs calls them
 # INSTRUCTIONS_NODE picks the Node (default: node on the PATH).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -32,7 +33,7 @@ if ! $budget; then
   exit
 fi
 declare -A n
-for stage in floor read walk observe listener reference; do n[$stage]=$(per_call "$stage"); done
+for stage in floor read walk observe listener reference listener-mixed reference-mixed; do n[$stage]=$(per_call "$stage"); done
 echo "$("$node" --version), $dir: instructions per new ~100 B call"
 echo "| stage | instructions |"
 echo "| --- | ---: |"
@@ -45,3 +46,5 @@ echo "| through the listener, in all | ${n[listener]} |"
 echo "| the reference's listener | ${n[reference]} |"
 awk -v r="${n[reference]}" -v l="${n[listener]}" -v f="${n[floor]}" \
   'BEGIN { printf "\nreference ÷ native: %.2f× through the listener, %.2f× beyond the floor\n", r / l, (r - f) / (l - f) }'
+awk -v r="${n[reference-mixed]}" -v l="${n[listener-mixed]}" \
+  'BEGIN { printf "after 2,000 new ~10 KB calls (bench.mjs'"'"'s order): the listener %d, the reference %d, %.2f×\n", l, r, r / l }'

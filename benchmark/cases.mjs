@@ -39,6 +39,12 @@ export function readOnly(value) {
   return count
 }
 
+/** The names of `sides` in the order they run in `round`: each goes first as often as the others. */
+export function inTurn(sides, round) {
+  const names = Object.keys(sides)
+  return [...names.slice(round % names.length), ...names.slice(0, round % names.length)]
+}
+
 /** The median of `values` (the upper one of an even count), leaving `values` as they are. */
 export const median = (values) => values.slice().sort((a, b) => a - b)[values.length >> 1]
 

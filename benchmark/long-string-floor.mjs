@@ -8,7 +8,7 @@
 // Run: node --expose-gc benchmark/long-string-floor.mjs (FLOOR_ROUNDS sets the rounds, 9).
 import * as reference from '@deepseek-ai/dsh-repeat-tool-reminder'
 import * as guard from '../index.js'
-import { callsPerRound, measure, median } from './cases.mjs'
+import { callsPerRound, inTurn, measure, median } from './cases.mjs'
 import { deepFreeze, listenersOf } from '../__test__/support/listeners.mjs'
 
 const ROUNDS = Number(process.env.FLOOR_ROUNDS ?? 9)
@@ -34,9 +34,7 @@ const sides = {
 
 const times = Object.fromEntries(Object.keys(sides).map((side) => [side, []]))
 for (let round = 0; round <= ROUNDS; round++) {
-  const order = Object.keys(sides)
-  for (let turn = 0; turn < round % order.length; turn++) order.push(order.shift())
-  for (const side of order) {
+  for (const side of inTurn(sides, round)) {
     const copies = Array.from({ length: callsPerRound(json) }, () => deepFreeze(JSON.parse(json)))
     const time = await sides[side](copies)
     if (round > 0) times[side].push(time) // round 0 warms up

@@ -17,7 +17,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import * as guard from '../index.js'
 import { encode, encoded, release } from '../lib/encode.js'
-import { SMALL, median, nested } from './cases.mjs'
+import { SMALL, inTurn, median, nested } from './cases.mjs'
 import { deepFreeze, listenersOf } from '../__test__/support/listeners.mjs'
 
 const binding = createRequire(import.meta.url)('../lib/native.cjs')
@@ -114,11 +114,8 @@ for (const c of cases) {
   // Per round: each side's time, and the differences the stages are (medians of those).
   const rounds = []
   for (let round = 0; round <= ROUNDS; round++) {
-    const order = Object.keys(sides)
-    // Each side goes first as often as the others.
-    for (let turn = 0; turn < round % order.length; turn++) order.push(order.shift())
     const ns = {}
-    for (const side of order) {
+    for (const side of inTurn(sides, round)) {
       // Fresh deep-frozen copies, parsed as the loop parses arguments.
       const copies = Array.from({ length: c.calls }, (_, i) => deepFreeze(JSON.parse(texts[i % DISTINCT])))
       ns[side] = await time(copies, sides[side], side === 'floor' || side === 'listener')

@@ -6,7 +6,7 @@
 // Run: node --expose-gc benchmark/walk-floor.mjs (WALK_ROUNDS sets the rounds, 15).
 import '../index.js'
 import { encode, release } from '../lib/encode.js'
-import { SMALL, callsPerRound, median, nested, readOnly } from './cases.mjs'
+import { SMALL, callsPerRound, inTurn, median, nested, readOnly } from './cases.mjs'
 import { deepFreeze } from '../__test__/support/listeners.mjs'
 
 const ROUNDS = Number(process.env.WALK_ROUNDS ?? 15)
@@ -35,9 +35,7 @@ for (const c of cases) {
     const calls = callsPerRound(json)
     const times = Object.fromEntries(Object.keys(sides).map((side) => [side, []]))
     for (let round = 0; round <= ROUNDS; round++) {
-      const order = Object.keys(sides)
-      for (let turn = 0; turn < round % order.length; turn++) order.push(order.shift())
-      for (const side of order) {
+      for (const side of inTurn(sides, round)) {
         const run = sides[side]
         globalThis.gc?.()
         const start = process.hrtime.bigint()

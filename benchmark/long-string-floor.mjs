@@ -4,7 +4,9 @@
 // it kept, and Rust then counts it without reading it. Timed on fresh deep-frozen copies, as many
 // as a round of bench.mjs (out of cache, as a harness's freshly parsed arguments are): the
 // plugin's listener, that comparison alone, a single read of the string (`indexOf` of a code unit
-// it does not hold), and the reference's listener. Interleaved rounds, medians of ns per call.
+// it does not hold), the string written out as Latin-1 into a buffer (what handing it to native
+// code costs first: Node-API copies a string out the same way), and the reference's listener.
+// Interleaved rounds, medians of ns per call.
 // Run: node --expose-gc benchmark/long-string-floor.mjs (FLOOR_ROUNDS sets the rounds, 9).
 import * as reference from '@deepseek-ai/dsh-repeat-tool-reminder'
 import * as guard from '../index.js'
@@ -17,6 +19,8 @@ const kept = JSON.parse(json).content
 const agent = () => ({ id: 'agent-0' })
 const ours = listenersOf(guard, {})['tools/post-execute']
 const theirs = listenersOf(reference, {})['tools/post-execute']
+// A buffer as long as the string, for the copy out.
+const out = Buffer.allocUnsafe(kept.length)
 let sink = 0
 /** Mean ns per call of `f` over the copies' strings. */
 function each(copies, f) {
@@ -29,6 +33,7 @@ const sides = {
   'the plugin (native)': (copies) => measure(ours, copies, agent),
   '`===` with the kept string': (copies) => each(copies, (text) => (text === kept ? 1 : 0)),
   'one read of the string': (copies) => each(copies, (text) => (text.indexOf('y') < 0 ? 1 : 0)),
+  'the string copied out': (copies) => each(copies, (text) => out.latin1Write(text)),
   'the reference': (copies) => measure(theirs, copies, agent),
 }
 

@@ -616,6 +616,28 @@ test('the plugin reads the own enumerable members of objects, as the reference d
   t.deepEqual(reminded, ['plugin 0', 'plugin 1', 'reference 0', 'reference 1'])
 })
 
+test('the plugin reads a boxed string given Object.prototype by its enumerable members, as the reference does, where JSON.stringify unboxes it', async (t) => {
+  // JSON.stringify unboxes by the internal slot: with Object.prototype's toString, any such String
+  // is "[object String]". The plugin's walk, like the reference's copy, sees an object of its characters.
+  const boxed = (text) => Object.setPrototypeOf(new String(text), Object.prototype)
+  t.is(canonicalize(boxed('ab')), '"[object String]"')
+  t.is(canonicalize(boxed('cd')), '"[object String]"')
+  t.true(encode(boxed('ab'), 'agent', 'tool'))
+  t.is(readTransport(encoded).text, '{"0":"a","1":"b"}')
+  release()
+  const reminded = []
+  for (const [name, module] of [['plugin', plugin], ['reference', reference]]) {
+    const listener = listenersOf(module, { thresholds: [2] })['tools/post-execute']
+    const agent = { id: name }
+    for (const text of ['ab', 'cd', 'cd']) {
+      const decision = await listener({ name: 'grep', agent, arguments: boxed(text) }, {}, () => Promise.resolve({ kind: 'accept' }))
+      reminded.push(`${name} ${decision.additionalContexts?.length ?? 0}`)
+    }
+  }
+  // Two calls that differ, then a repeat: only the third is reminded of, on both sides.
+  t.deepEqual(reminded, ['plugin 0', 'plugin 0', 'plugin 1', 'reference 0', 'reference 0', 'reference 1'])
+})
+
 test('a malformed call of the raw hot path is a clear error, never a crash or a read out of bounds', (t) => {
   const guard = new RepeatToolGuard({})
   const bytes = callBytes(ab)

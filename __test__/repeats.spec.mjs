@@ -152,3 +152,37 @@ test.serial('two copies of the walk in one thread (as in a test runner\'s module
   t.is(gb.stats().observed, 1, 'the other guard counted only its own call')
   t.is(call(b, gb, 'agent-b', value(), false), null, 'agent-b\'s run is its own')
 })
+
+test.serial('very long strings in a stuck agent\'s calls are compared exactly: one code unit changed anywhere, a wide unit, strings swapped or shortened', async (t) => {
+  // Five calls of each value make a run of five: a value taken for the one before would make the
+  // run six, and bring the reminder the class path does not.
+  const config = { thresholds: [6, 9], argumentsPreviewChars: 40 }
+  const listener = listenersOf(plugin, config)['tools/post-execute']
+  const classPath = new RepeatToolGuard(config)
+  // Past the length from which the snapshot keeps a string as a key (lib/encode.js LOOKUP_LENGTH).
+  const long = (unit) => unit.repeat(300_000)
+  const changed = (text, at, unit) => text.slice(0, at) + unit + text.slice(at + 1)
+  const [x, y] = [long('x'), long('y')]
+  const values = [
+    { a: x, b: y, n: 1 },
+    { a: changed(x, 299_999, 'z'), b: y, n: 1 },
+    { a: changed(x, 0, 'z'), b: y, n: 1 },
+    { a: changed(x, 150_000, '€'), b: y, n: 1 },
+    { a: changed(x, 150_001, '€'), b: y, n: 1 },
+    { a: y, b: x, n: 1 },
+    { a: 'short', b: y, n: 1 },
+    { a: x, b: y, n: 1 },
+    { a: x.slice(1), b: y, n: 1 },
+  ]
+  const counted = await countingAgain(async () => {
+    for (const [index, value] of values.entries()) {
+      const json = JSON.stringify(value)
+      // Each value five times, parsed afresh: the fourth and fifth are compared with the snapshot.
+      for (let call = 1; call <= 5; call++) {
+        const args = deepFreeze(JSON.parse(json))
+        t.is(await reminderOf(listener, 'agent', 'write', args), classPath.observe('agent', 'write', args)?.text ?? null, `value ${index}, call ${call}`)
+      }
+    }
+  })
+  t.is(counted, 2 * values.length, 'the fourth and fifth call of each value counted from what the guard kept')
+})

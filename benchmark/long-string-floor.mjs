@@ -1,9 +1,10 @@
 // How far a repeated ~1 MB call (bench.mjs's "~1 MB string") is from what any exact check of it
 // must do: read the new copy's string. The plugin finds such a call equal to the last one in
-// JavaScript (lib/encode.js `repeats`), by one string comparison of V8's (`===`) with the string
-// it kept, and Rust then counts it without reading it. Timed on fresh deep-frozen copies, as many
-// as a round of bench.mjs (out of cache, as a harness's freshly parsed arguments are): the
-// plugin's listener, that comparison alone, a single read of the string (`indexOf` of a code unit
+// JavaScript (lib/encode.js `repeats`), by looking the new string up in an object whose one key is
+// the string it kept (V8 compares the two by memcmp), and Rust then counts it without reading it.
+// Timed on fresh deep-frozen copies, as many as a round of bench.mjs (out of cache, as a harness's
+// freshly parsed arguments are): the plugin's listener, V8's `===` of the two strings (a word at a
+// time, what the plugin did before), a single read of the string (`indexOf` of a code unit
 // it does not hold), the string written out as Latin-1 into a buffer (what handing it to native
 // code costs first: Node-API copies a string out the same way), and the reference's listener.
 // Interleaved rounds, medians of ns per call.

@@ -595,6 +595,20 @@ test('anything JSON.stringify would treat otherwise than a plain value is left t
   release()
 })
 
+/** The plugin's and the reference's listener each given `calls` in turn (thresholds [2]): `<side> <reminders>` per call. */
+async function remindedOnBothSides(calls) {
+  const reminded = []
+  for (const [name, module] of [['plugin', plugin], ['reference', reference]]) {
+    const listener = listenersOf(module, { thresholds: [2] })['tools/post-execute']
+    const agent = { id: name }
+    for (const args of calls) {
+      const decision = await listener({ name: 'grep', agent, arguments: args }, {}, () => Promise.resolve({ kind: 'accept' }))
+      reminded.push(`${name} ${decision.additionalContexts?.length ?? 0}`)
+    }
+  }
+  return reminded
+}
+
 test('the plugin reads the own enumerable members of objects, as the reference does: a non-enumerable toJSON is not called', async (t) => {
   // canonicalize() and RepeatToolGuard apply JSON.stringify's rules to the value itself; the
   // plugin's walk, like the reference's copy, never looks for a member for-in does not yield.
@@ -603,15 +617,7 @@ test('the plugin reads the own enumerable members of objects, as the reference d
   t.true(encode(withHidden('x'), 'agent', 'tool'))
   t.is(readTransport(encoded).text, '{"a":1}')
   release()
-  const reminded = []
-  for (const [name, module] of [['plugin', plugin], ['reference', reference]]) {
-    const listener = listenersOf(module, { thresholds: [2] })['tools/post-execute']
-    const agent = { id: name }
-    for (const text of ['x', 'y']) {
-      const decision = await listener({ name: 'grep', agent, arguments: withHidden(text) }, {}, () => Promise.resolve({ kind: 'accept' }))
-      reminded.push(`${name} ${decision.additionalContexts?.length ?? 0}`)
-    }
-  }
+  const reminded = await remindedOnBothSides(['x', 'y'].map(withHidden))
   // One run of two for both: the second call is reminded of.
   t.deepEqual(reminded, ['plugin 0', 'plugin 1', 'reference 0', 'reference 1'])
 })
@@ -625,15 +631,7 @@ test('the plugin reads a boxed string given Object.prototype by its enumerable m
   t.true(encode(boxed('ab'), 'agent', 'tool'))
   t.is(readTransport(encoded).text, '{"0":"a","1":"b"}')
   release()
-  const reminded = []
-  for (const [name, module] of [['plugin', plugin], ['reference', reference]]) {
-    const listener = listenersOf(module, { thresholds: [2] })['tools/post-execute']
-    const agent = { id: name }
-    for (const text of ['ab', 'cd', 'cd']) {
-      const decision = await listener({ name: 'grep', agent, arguments: boxed(text) }, {}, () => Promise.resolve({ kind: 'accept' }))
-      reminded.push(`${name} ${decision.additionalContexts?.length ?? 0}`)
-    }
-  }
+  const reminded = await remindedOnBothSides(['ab', 'cd', 'cd'].map(boxed))
   // Two calls that differ, then a repeat: only the third is reminded of, on both sides.
   t.deepEqual(reminded, ['plugin 0', 'plugin 0', 'plugin 1', 'reference 0', 'reference 0', 'reference 1'])
 })

@@ -88,6 +88,11 @@ export async function loadConfig(path) {
   } catch (error) {
     throw new UsageError(error.code === 'ENOENT' ? `no such file: ${path}` : `cannot read ${path}: ${error.message}`)
   }
+  return configOf(text, path)
+}
+
+/** The config object in `text`, a file's content as `loadConfig` takes it; `path` names it in errors. */
+export async function configOf(text, path) {
   const { default: yaml } = await import('js-yaml')
   let document
   try {

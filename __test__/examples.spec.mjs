@@ -2,9 +2,12 @@
 // RepeatToolGuard class: the reminders come at the calls, with the tiers, counts and tools the example
 // gives, and none elsewhere; the texts it shows are theirs; each similarity it states is the one the
 // rule finds. __test__/harness/examples.spec.mjs runs the same examples in the real rc.8 loop.
+// Then the README's code blocks that use the class, run as they stand: each value their comments give.
+import { createRequire } from 'node:module'
+import { format } from 'node:util'
 import test from 'ava'
-import { RepeatToolGuard } from '../index.js'
-import { readExamples, resultOf } from './support/examples.mjs'
+import { RepeatToolGuard, canonicalize } from '../index.js'
+import { blocksIn, readExamples, resultOf } from './support/examples.mjs'
 
 const AGENT = 'agent-1'
 const examples = await readExamples()
@@ -63,3 +66,59 @@ for (const example of examples) {
     }
   })
 }
+
+/** The README's one block of `info` under the heading `heading`. */
+function readmeBlock(heading, info, includes = '') {
+  const found = blocksIn('README.md').filter((block) => block.heading === heading && block.info === info && block.body.join('\n').includes(includes))
+  if (found.length !== 1) throw new Error(`README.md has ${found.length} ${info} blocks under "${heading}"`)
+  return found[0].body
+}
+
+test('README, Check that it works: the command prints what its comment says', (t) => {
+  const [command, output, ...rest] = readmeBlock('Check that it works', 'sh')
+  t.deepEqual(rest, [])
+  // The shell passes a double-quoted text without $, ` or \ as it stands: run that code here, with
+  // the package required by name from its own directory, as where it is installed.
+  const code = /^node -e "([^"$`\\]*)"$/.exec(command)?.[1]
+  t.truthy(code, command)
+  const printed = []
+  new Function('require', 'console', code)(createRequire(new URL('../package.json', import.meta.url)), { log: (...args) => printed.push(format(...args)) })
+  t.deepEqual(printed, [output.replace(/^# /, '')])
+})
+
+test('README, API: the block runs as written; each comment that is a value is what its line gives', (t) => {
+  const [imports, ...lines] = readmeBlock('API', 'js', 'new RepeatToolGuard')
+  t.is(imports, "import { RepeatToolGuard, canonicalize } from '@deepseek-ai/dsh-repeat-tool-guard'")
+  const statements = lines.filter((line) => line.trim()).map((line) => /^(.*?)\s*(?:\/\/ (.*))?$/.exec(line).slice(1))
+  // Each expression statement's value, kept beside its comment.
+  const body = statements.map(([code], i) => (code.startsWith('const ') ? code : `values[${i}] = ${code}`)).join('\n')
+  const values = []
+  new Function('RepeatToolGuard', 'canonicalize', 'values', body)(RepeatToolGuard, canonicalize, values)
+  let checked = 0
+  for (const [i, [code, comment]] of statements.entries()) {
+    if (comment === undefined || code.startsWith('const ')) continue
+    const keys = /^\{ (\w+(?:, \w+)*) \}$/.exec(comment)
+    if (keys) {
+      t.deepEqual(Object.keys(values[i]), keys[1].split(', '), code)
+      checked++
+      continue
+    }
+    let literal
+    try {
+      literal = new Function(`return (${comment})`)()
+    } catch {
+      continue // words, not a value
+    }
+    t.deepEqual(values[i], literal, code)
+    checked++
+  }
+  t.true(checked >= 3, 'the block gives values')
+  // The observe line's comment tells three calls apart: null, null, then the gentle reminder.
+  const [construct] = statements.find(([code]) => code.startsWith('const guard = '))
+  const [observe, said] = statements.find(([code]) => code.startsWith('guard.observe('))
+  t.is(said, "null, null, then { tier: 'gentle', count: 3, text }")
+  const guard = new Function('RepeatToolGuard', `${construct}; return guard`)(RepeatToolGuard)
+  const three = [1, 2, 3].map(() => new Function('guard', `return ${observe}`)(guard))
+  t.deepEqual(three.map((r) => r && Object.keys(r)), [null, null, ['tier', 'count', 'text']])
+  t.like(three[2], { tier: 'gentle', count: 3 })
+})

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { main, EXIT } from '../../cli/main.js'
+import { blocksIn } from '../support/examples.mjs'
 import { record } from '../support/recorded.mjs'
 
 const BIN = fileURLToPath(new URL('../../cli/bin.js', import.meta.url))
@@ -148,6 +149,19 @@ test('the text report lists each session\'s reminders, the run lengths and the t
   t.regex(stdout, /Runs of identical consecutive calls \(defaults: thresholds 3, 5, 8\)\n {2}tool +calls +runs +max +>=3 +>=5 +>=8\n/)
   t.regex(stdout, /\n {2}grep +17 +8 +6 +2 +2 +0\n/)
   t.regex(stdout, /Totals \(defaults\): 5 sessions, 57 calls, 11 reminders \(8 gentle, 3 detailed, 0 cycle\)\n$/)
+})
+
+test('the README\'s sample of the text report is lines of the real one, in order', async (t) => {
+  const [sample] = blocksIn('README.md').filter((block) => block.heading === 'Replay: try a config on past sessions' && block.info === 'text')
+  t.truthy(sample, 'the README shows the text report')
+  // The README replays a directory named sessions.
+  const lines = (await inProcess(['replay', logs])).stdout.replaceAll(`${logs}/`, 'sessions/').split('\n')
+  let at = 0
+  for (const line of sample.body.filter((text) => text !== '')) {
+    const found = lines.indexOf(line, at)
+    t.true(found >= 0, `not in the report, after line ${at}: ${line}`)
+    at = found + 1
+  }
 })
 
 test('--compare shows, per session, the reminders the second config adds and removes', async (t) => {

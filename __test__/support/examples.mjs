@@ -41,16 +41,16 @@ export function resultOf(step) {
 /** Every example of every doc file: `{ where, config, steps, reminders, texts, error }`. */
 export async function readExamples() {
   const examples = []
-  for (const file of DOC_FILES) examples.push(...await examplesOf(file, readFileSync(new URL(file, ROOT), 'utf8')))
+  for (const file of DOC_FILES) examples.push(...await examplesOf(file, blocksIn(file)))
   return examples
 }
 
-/** The fenced blocks of a markdown text: `{ info, line, heading, body }`. */
-function blocksOf(markdown) {
+/** The fenced blocks of a doc file (a path from the repository's root): `{ info, line, heading, body }`. */
+export function blocksIn(file) {
   const blocks = []
   let heading = ''
   let open = null
-  markdown.split('\n').forEach((text, index) => {
+  readFileSync(new URL(file, ROOT), 'utf8').split('\n').forEach((text, index) => {
     const fence = /^```(.*)$/.exec(text)
     if (open) {
       if (text === '```') {
@@ -68,10 +68,10 @@ function blocksOf(markdown) {
   return blocks
 }
 
-async function examplesOf(file, markdown) {
+async function examplesOf(file, blocks) {
   const examples = []
   let yaml = null
-  for (const block of blocksOf(markdown)) {
+  for (const block of blocks) {
     const where = `${file}, ${block.heading}, line ${block.line}`
     if (block.info === 'yaml') yaml = block
     const text = /^text reminder (\d+)$/.exec(block.info)

@@ -5,7 +5,8 @@
 // calls or event:
 //
 //   config: { similar: {} }              the config, a YAML mapping (`# …` a comment); or
-//   config: the YAML above               the last ```yaml block before it, read as `replay --config` reads a file
+//   config: the YAML above               the last ```yaml block before it, read as `replay --config` reads a
+//                                        file (a cordis.yml's entry, or the config itself)
 //   1      grep {"q":"x"}                call 1: the tool, then its arguments as JSON
 //   2–4    grep {"q":"x"}  → gentle: grep × 3
 //                                        calls 2 to 4, all alike; the last brings the reminder after `→`
@@ -96,7 +97,7 @@ async function examplesOf(file, blocks) {
 async function configLine(line, yaml, file) {
   const value = /^config:\s*(.*)$/.exec(line)?.[1]
   if (value === undefined) throw new Error(`the first line must be the config, got ${JSON.stringify(line)}`)
-  if (value !== 'the YAML above') return configOf(value, `${file} (config line)`)
+  if (!/^the YAML above(\s+#.*)?$/.test(value)) return configOf(value, `${file} (config line)`)
   if (!yaml) throw new Error('`config: the YAML above` with no ```yaml block above')
   return configOf(yaml.body.join('\n'), `${file}, line ${yaml.line}`)
 }

@@ -54,7 +54,7 @@ for (const example of examples) {
   test(example.where, (t) => {
     if (example.error) return t.fail(example.error)
     const got = run(example)
-    t.deepEqual(got.map(({ text, ...reminder }) => reminder), example.reminders.map(({ summary, ...reminder }) => reminder))
+    t.deepEqual(got.map(({ text: _text, ...reminder }) => reminder), example.reminders.map(({ summary: _summary, ...reminder }) => reminder))
     for (const { call, text, where } of example.texts) {
       t.is(got.find((reminder) => reminder.call === call)?.text, text, `the reminder text at ${where}`)
     }

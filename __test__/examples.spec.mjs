@@ -3,11 +3,12 @@
 // gives, and none elsewhere; the texts it shows are theirs; each similarity it states is the one the
 // rule finds. __test__/harness/examples.spec.mjs runs the same examples in the real rc.8 loop.
 // Then the README's code blocks that use the class, run as they stand: each value their comments give.
-import { createRequire } from 'node:module'
 import { format } from 'node:util'
 import test from 'ava'
-import { RepeatToolGuard, canonicalize } from '../index.js'
+import * as plugin from '../index.js'
 import { blocksIn, readExamples, resultOf } from './support/examples.mjs'
+
+const { RepeatToolGuard, canonicalize } = plugin
 
 const AGENT = 'agent-1'
 const examples = await readExamples()
@@ -77,12 +78,16 @@ function readmeBlock(heading, info, includes = '') {
 test('README, Check that it works: the command prints what its comment says', (t) => {
   const [command, output, ...rest] = readmeBlock('Check that it works', 'sh')
   t.deepEqual(rest, [])
-  // The shell passes a double-quoted text without $, ` or \ as it stands: run that code here, with
-  // the package required by name from its own directory, as where it is installed.
+  // The shell passes a double-quoted text without $, ` or \ as it stands: run that code here. Its
+  // require() of the package by name gives this module (the install suites check that it does).
   const code = /^node -e "([^"$`\\]*)"$/.exec(command)?.[1]
   t.truthy(code, command)
+  const require = (name) => {
+    t.is(name, '@deepseek-ai/dsh-repeat-tool-guard')
+    return plugin
+  }
   const printed = []
-  new Function('require', 'console', code)(createRequire(new URL('../package.json', import.meta.url)), { log: (...args) => printed.push(format(...args)) })
+  new Function('require', 'console', code)(require, { log: (...args) => printed.push(format(...args)) })
   t.deepEqual(printed, [output.replace(/^# /, '')])
 })
 

@@ -30,7 +30,7 @@ function lifecycles(steps) {
   return all
 }
 
-/** Runs the example in the loop: per reminder delivered, the call it followed, its tier, summary and text. */
+/** Runs the example in the loop: per reminder delivered, the call it followed, its tier, source and text. */
 async function inLoop(example, t) {
   const tools = [...new Set(example.steps.filter((s) => s.kind === 'calls').map((s) => s.tool))]
   const queue = []
@@ -65,7 +65,7 @@ async function inLoop(example, t) {
     queue.push(...turns.flat().map(resultOf))
     const agent = index === 0 ? await harness.agent(AGENT, script) : await harness.resume(AGENT, script)
     const before = reminders(agent.events(), guard.name).length
-    for (const [turn] of turns.entries()) await agent.run('go on', index > 0 && turn === 0 ? 'plugin' : 'user')
+    for (const turn of turns.keys()) await agent.run('go on', index > 0 && turn === 0 ? 'plugin' : 'user')
     delivered.push(...reminders(agent.events(), guard.name).slice(before))
     await harness.stop()
   }

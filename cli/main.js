@@ -5,6 +5,7 @@ import { writeFile } from 'node:fs/promises'
 import { RepeatToolGuard } from '../index.js'
 import { KNOWN_KEYS } from '../lib/options.js'
 import { HELP, UsageError, parseCommand } from './options.js'
+import { MissingPackagesError } from './peers.js'
 import { Replay } from './replay.js'
 import { buildReport, sessionSummary } from './report.js'
 import { InputError, SessionReader, findLogs } from './sessions.js'
@@ -12,7 +13,7 @@ import { textReport } from './text.js'
 
 const unknownKeys = (config) => Object.keys(config).filter((key) => !KNOWN_KEYS.includes(key))
 
-export const EXIT = { ok: 0, input: 1, usage: 2 }
+export const EXIT = { ok: 0, input: 1, usage: 2, missing: 3 }
 
 /** Progress on stderr: a bar redrawn in place on a TTY, a plain line every second otherwise. */
 function progress(stderr, total, totalBytes) {
@@ -43,6 +44,17 @@ function progress(stderr, total, totalBytes) {
 
 /** Runs the command with `argv` (the arguments after the program); returns its exit code. */
 export async function main(argv, { stdout, stderr }) {
+  try {
+    return await runCommand(argv, { stdout, stderr })
+  } catch (error) {
+    // A package the command imports on first use (a config's YAML parser, the session reader).
+    if (!(error instanceof MissingPackagesError)) throw error
+    stderr.write(`replay: ${error.message}\n`)
+    return EXIT.missing
+  }
+}
+
+async function runCommand(argv, { stdout, stderr }) {
   let command
   try {
     command = await parseCommand(argv)

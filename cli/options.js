@@ -3,6 +3,8 @@
 import { readFile } from 'node:fs/promises'
 import { parseArgs } from 'node:util'
 
+import { importPeer } from './peers.js'
+
 export const PACKAGE = '@deepseek-ai/dsh-repeat-tool-guard'
 
 export const HELP = `Usage: dsh-repeat-tool-guard replay <file or directory>... [options]
@@ -26,6 +28,8 @@ Exit codes:
   0  every log was replayed
   1  some input could not be read (named on stderr); the others were replayed
   2  usage error: a bad option, or a config the guard rejects
+  3  a package the command needs is not installed (named, with the npm install
+     command)
 `
 
 /** A mistake in how the command was called: reported with a pointer to --help, exit code 2. */
@@ -93,7 +97,7 @@ export async function loadConfig(path) {
 
 /** The config object in `text`, a file's content as `loadConfig` takes it; `path` names it in errors. */
 export async function configOf(text, path) {
-  const { default: yaml } = await import('js-yaml')
+  const { default: yaml } = await importPeer('js-yaml')
   let document
   try {
     document = yaml.load(text, { filename: path })

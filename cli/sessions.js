@@ -4,6 +4,8 @@
 import { readdir, stat } from 'node:fs/promises'
 import { basename, dirname, join, resolve } from 'node:path'
 
+import { importPeer } from './peers.js'
+
 const NAMES = { 'session.jsonl.zstd': 'zstd', 'session.jsonl': 'none' }
 
 /** An input the command cannot read: reported as `replay: <message>`, the other inputs go on. */
@@ -56,7 +58,8 @@ export function decodeSegment(segment) {
 /**
  * Reads session logs with one JSONL backend per root and encoding, each in a cordis context of
  * its own (a context holds one persistence service) with only the session store it needs. The
- * harness is imported on first use, so that nothing of it loads until a log is read.
+ * harness is imported on first use, so that nothing of it loads until a log is read (cordis is
+ * the plugin's own peer; the session packages are the command's, see peers.js).
  */
 export class SessionReader {
   #harness
@@ -65,8 +68,8 @@ export class SessionReader {
   #load() {
     this.#harness ??= Promise.all([
       import('@deepseek-ai/cordis'),
-      import('@deepseek-ai/dsh-session'),
-      import('@deepseek-ai/dsh-session-persistence-jsonl'),
+      importPeer('@deepseek-ai/dsh-session'),
+      importPeer('@deepseek-ai/dsh-session-persistence-jsonl'),
     ])
     return this.#harness
   }

@@ -129,7 +129,7 @@ function project(runner) {
     projects.set(runner.name, (async () => {
       const { dependencies } = await packed()
       const dir = join(work, slug(runner.name))
-      const installSeconds = await installProject(dir, `consumer-${slug(runner.name)}`, { ...harnessDependencies, ...dependencies, ...runner.dependencies })
+      const { seconds: installSeconds } = await installProject(dir, `consumer-${slug(runner.name)}`, { ...harnessDependencies, ...dependencies, ...runner.dependencies })
       copyFileSync(join(root, '__test__', 'oracle.mjs'), join(dir, 'oracle.mjs'))
       copyFileSync(join(root, '__test__', 'support', 'scripted.mjs'), join(dir, 'scripted.mjs'))
       for (const file of ['checks.mjs', ...runner.files]) copyFileSync(join(fixtures, file), join(dir, file))

@@ -4,36 +4,52 @@
 // name from a cordis.yml, ESM import and CommonJS require on this Node (20 in CI's first job and
 // here) and on the harness Node, a TypeScript consumer checked by `tsc --noEmit`, the replay command
 // run from node_modules/.bin on a session the installed harness recorded, and the error a user sees
-// when the platform package is missing.
+// when the platform package is missing. And two more projects with nothing but the package: the root
+// and platform tarballs, whose install runs no install script (so npm asks to approve none) and
+// brings none of the replay command's optional peers (`npx dsh-repeat-tool-guard replay --help`
+// works; a replay names the packages to install); and the root tarball with --omit=optional, which
+// installs, then fails to import with the missing-binary error.
 // Runs in `npm test` (scripts/test.sh sets TEST_HARNESS_NODE: a Node >= 22.19, or "skip").
 import { execFileSync } from 'node:child_process'
-import { copyFileSync, existsSync, readdirSync, renameSync, writeFileSync } from 'node:fs'
+import { copyFileSync, existsSync, mkdirSync, readdirSync, renameSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import test from 'ava'
 import { GENTLE } from '../oracle.mjs'
-import { agentTurnScript, harnessDependencies, harnessNode, host, installProject, makeWork, once, packPackages, pkg, removeWork, root, run } from './packed.mjs'
+import { agentTurnScript, harnessDependencies, harnessNode, host, installProject, makeWork, npx, once, packPackages, pkg, removeWork, root, run } from './packed.mjs'
 
 const work = makeWork('rtg-install-')
 const app = join(work, 'app')
 test.after.always(() => removeWork(work))
 
-/** Runs `source` as a file in the app with `node`; returns stdout, and throws with stderr on failure. */
-function inApp(node, file, source) {
-  writeFileSync(join(app, file), source)
+/** Runs `source` as a file in the project `dir` with `node`; returns stdout, and throws with stderr on failure. */
+function inProject(dir, node, file, source) {
+  writeFileSync(join(dir, file), source)
   try {
-    return run(node, [join(app, file)], { cwd: app })
+    return run(node, [join(dir, file)], { cwd: dir })
   } catch (error) {
     throw new Error(`${file} failed:\n${error.stdout}\n${error.stderr}`)
   }
 }
+const inApp = (node, file, source) => inProject(app, node, file, source)
+/** What importing the package gives in `dir`: `{ loaded: true }` or the error's code and message. */
+const importResult = (dir) => JSON.parse(inProject(dir, process.execPath, 'import.mjs', `
+  try { await import('${pkg.name}'); console.log('{"loaded":true}') }
+  catch (error) { console.log(JSON.stringify({ code: error.code, message: error.message })) }
+`))
+/** The first line of the missing-binary error on this machine. */
+const noBinary = `${pkg.name} could not find its native binary for ${host.machine}: it expected the package ${pkg.name}-${host.platform}, which is not installed.`
+/** npm's notice of packages with install scripts (npm 11: `npm warn install-scripts …`). */
+const installScriptNotice = /install[- ]scripts?/i
+/** The replay command's optional peers (package.json's peerDependenciesMeta). */
+const replayPeers = ['@deepseek-ai/dsh-session', '@deepseek-ai/dsh-session-persistence', '@deepseek-ai/dsh-session-persistence-jsonl', 'js-yaml']
 
 // Prepared once, by the first test that needs it; a failure fails every test that needs it.
 // A fresh project: both tarballs, the published harness (the versions the suites use), and the
 // published cordis.yml loader.
 const setup = once(async () => {
   const packed = packPackages(work)
-  const installSeconds = await installProject(app, 'harness-project', { ...harnessDependencies, ...packed.dependencies })
+  const { seconds: installSeconds } = await installProject(app, 'harness-project', { ...harnessDependencies, ...packed.dependencies })
   copyFileSync(join(root, '__test__', 'support', 'scripted.mjs'), join(app, 'scripted.mjs'))
   copyFileSync(join(root, '__test__', 'harness', 'fixtures', 'cordis.yml'), join(app, 'cordis.yml'))
   return { ...packed, installSeconds }
@@ -224,12 +240,9 @@ test.serial('without the platform package, importing the package throws the one 
   const aside = join(work, 'aside')
   renameSync(installed, aside)
   try {
-    const out = JSON.parse(inApp(process.execPath, 'missing.mjs', `
-      try { await import('${pkg.name}'); console.log('{"loaded":true}') }
-      catch (error) { console.log(JSON.stringify({ code: error.code, message: error.message })) }
-    `))
+    const out = importResult(app)
     t.is(out.code, 'ERR_REPEAT_TOOL_GUARD_NO_BINARY')
-    t.true(out.message.startsWith(`${pkg.name} could not find its native binary for ${host.machine}: it expected the package ${pkg.name}-${host.platform}, which is not installed.`), out.message)
+    t.true(out.message.startsWith(noBinary), out.message)
     // The packed root package is the release's (its optionalDependencies name every platform package):
     // the ways on are the release's, each one a package published with it.
     t.true(out.message.includes(`\nIt is an optionalDependency of ${pkg.name}: reinstall without --omit=optional, on the machine (os, cpu, libc) that runs it.\n`), out.message)
@@ -238,4 +251,56 @@ test.serial('without the platform package, importing the package throws the one 
   } finally {
     renameSync(aside, installed)
   }
+})
+
+// The package alone, as `npm install` of the two tarballs gives it (install scripts allowed, as a
+// user's install runs them): npm adds the required peers, cordis and dsh-llm, and nothing else.
+const plain = once(async () => {
+  const { dependencies } = await setup()
+  const dir = join(work, 'plain')
+  const { stderr } = await installProject(dir, 'plain-project', dependencies, [])
+  return { dir, stderr }
+})
+
+test.serial('the root and platform tarballs alone: no install script, so no install-scripts warning, and none of the replay command\'s peers', async (t) => {
+  const { dir, stderr } = await plain()
+  t.false(installScriptNotice.test(stderr), `npm's stderr:\n${stderr}`)
+  const installed = (name) => existsSync(join(dir, 'node_modules', name, 'package.json'))
+  t.true(installed('@deepseek-ai/cordis') && installed('@deepseek-ai/dsh-llm'), 'the required peers')
+  t.deepEqual(replayPeers.filter(installed), [], 'the optional peers are left out')
+  t.false(installed('koffi'), 'nor the JSONL backend\'s FFI module')
+  t.true(existsSync(join(dir, 'node_modules', `${pkg.name}-${host.platform}`, `${pkg.napi.binaryName}.${host.platform}.node`)))
+})
+
+if (harnessNode) {
+  test.serial('from the package alone, npx dsh-repeat-tool-guard replay --help works and a replay names the packages it needs, exit code 3', async (t) => {
+    const { dir } = await plain()
+    const help = npx(['dsh-repeat-tool-guard', 'replay', '--help'], dir, harnessNode)
+    t.is(help.status, 0, help.stderr)
+    t.true(help.stdout.startsWith('Usage: dsh-repeat-tool-guard replay'), help.stdout)
+    t.true(help.stdout.includes('\n  3  a package the command needs is not installed'), help.stdout)
+    // A log in the backend's layout; the command stops before reading it, at its reader's import.
+    const session = join(dir, 'sessions', '--project--', 'session-1')
+    mkdirSync(session, { recursive: true })
+    writeFileSync(join(session, 'session.jsonl'), '')
+    const replay = npx(['dsh-repeat-tool-guard', 'replay', 'sessions'], dir, harnessNode)
+    t.is(replay.status, 3, replay.stderr)
+    t.is(replay.stdout, '')
+    t.is(replay.stderr, `replay: the replay command needs packages that are not installed: ${replayPeers.join(', ')}.
+They are optional peerDependencies of ${pkg.name} (the plugin itself does not use them). Install them in this project:
+  npm install @deepseek-ai/dsh-session@"^0.1.0-rc.8" @deepseek-ai/dsh-session-persistence@"^0.1.0-rc.8" @deepseek-ai/dsh-session-persistence-jsonl@"^0.1.0-rc.8" js-yaml@"^4.1.0"
+`)
+  })
+}
+
+test.serial('npm install --omit=optional of the root tarball succeeds; the import then fails with the missing-binary error', async (t) => {
+  const { dependencies } = await setup()
+  const dir = join(work, 'omit-optional')
+  const { stderr } = await installProject(dir, 'omit-optional-project', { [pkg.name]: dependencies[pkg.name] }, ['--omit=optional'])
+  t.false(installScriptNotice.test(stderr), `npm's stderr:\n${stderr}`)
+  t.false(existsSync(join(dir, 'node_modules', `${pkg.name}-${host.platform}`)))
+  const out = importResult(dir)
+  t.is(out.code, 'ERR_REPEAT_TOOL_GUARD_NO_BINARY')
+  t.true(out.message.startsWith(noBinary), out.message)
+  t.true(out.message.includes('reinstall without --omit=optional'), out.message)
 })

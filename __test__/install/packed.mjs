@@ -3,11 +3,11 @@
 // and of this platform's package (its .node put there by `napi artifacts`, from the binary the
 // build already made: nothing is rebuilt), and fresh projects that install both beside the
 // published deepseek-harness 0.1.0-rc.8.
-import { execFile, execFileSync } from 'node:child_process'
+import { execFile, execFileSync, spawnSync } from 'node:child_process'
 import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { delimiter, dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { packedManifest } from '../../scripts/pack-manifest.mjs'
 
@@ -104,19 +104,32 @@ export function packPackages(work) {
 
 /**
  * Makes `dir` a fresh ES-module project with `dependencies` and runs `npm install` there (no
- * lockfile; from the cache where it can, no install scripts). Resolves to the seconds it took.
+ * lockfile; from the cache where it can) with `flags`: by default no install scripts. Resolves to
+ * the seconds it took and npm's stderr (its warnings).
  */
-export function installProject(dir, name, dependencies) {
+export function installProject(dir, name, dependencies, flags = ['--ignore-scripts']) {
   mkdirSync(dir, { recursive: true })
   writeFileSync(join(dir, 'package.json'), `${JSON.stringify({ name, private: true, type: 'module', dependencies }, null, 2)}\n`)
   const started = Date.now()
-  const args = [...npmCli.slice(1), 'install', '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts']
+  const args = [...npmCli.slice(1), 'install', '--prefer-offline', '--no-audit', '--no-fund', ...flags]
   return new Promise((resolve, reject) => {
     execFile(npmCli[0], args, { cwd: dir, env: npmEnv(), encoding: 'utf8', maxBuffer: 64 << 20 }, (error, stdout, stderr) => {
       if (error) reject(new Error(`npm install in ${dir} failed (${error.code ?? error.signal}):\n${stdout}\n${stderr}`))
-      else resolve((Date.now() - started) / 1000)
+      else resolve({ seconds: (Date.now() - started) / 1000, stderr })
     })
   })
+}
+
+/**
+ * `npx <args>` in `cwd` as a user runs it, with `node` first on PATH (the command's `#!/usr/bin/env
+ * node` then runs on it). Returns `{ status, stdout, stderr }`.
+ */
+export function npx(args, cwd, node) {
+  const [command, ...prefix] = npmCli.length > 1 ? [npmCli[0], join(dirname(npmCli[1]), 'npx-cli.js')] : ['npx']
+  const env = { ...npmEnv(), PATH: `${dirname(node)}${delimiter}${process.env.PATH}` }
+  const { status, stdout, stderr, error } = spawnSync(command, [...prefix, ...args], { cwd, env, encoding: 'utf8' })
+  if (error) throw error
+  return { status, stdout, stderr }
 }
 
 /**

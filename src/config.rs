@@ -8,7 +8,7 @@ use napi::bindgen_prelude::{Env, Function, JsObjectValue, JsValue, Object, Unkno
 use repeat_tool_guard_core::{ConfigError, RawConfig, RawValue, Shape, OPTIONS};
 
 use crate::error::Failure;
-use crate::js::Kind;
+use crate::kind::Kind;
 use crate::value::{kind, units};
 
 /// `String(value)`, as a validation message quotes a value (a symbol too).

@@ -1,33 +1,42 @@
 //! Configuration: a value as JavaScript gave it ([`RawValue`]), the validated
 //! [`GuardConfig`], and the rules the options (`options`) are checked by.
 
+use crate::canonical::write_string_literal;
 use crate::cycles::CycleConfig;
-use crate::error::ConfigError;
+use crate::error::{ConfigError, Hint};
 use crate::ignore::IgnoreRules;
 use crate::number::js_number_to_string;
 use crate::overrides::Overrides;
 use crate::patterns::ToolFilter;
 use crate::similar::SimilarConfig;
 
-/// A config value as the binding read it from JavaScript, one level deep.
+/// A config value as the binding read it from JavaScript.
 #[derive(Debug, Clone, PartialEq)]
 pub enum RawValue {
     /// The key is absent or `undefined`: the default applies.
     Missing,
+    Null,
     Number(f64),
     /// A string as UTF-16 code units, lone surrogates included (patterns match names by them).
     String(Vec<u16>),
     Bool(bool),
+    /// An array: a config list, every item; an array within one, for messages
+    /// only, its first [`SHOWN_ITEMS`] and one more at least.
     List(Vec<RawValue>),
     /// A plain object, read only where the config expects one (`cycles`, an
     /// `overrides` entry): the named fields the guard knows, in order.
     Object(Vec<(String, RawValue)>),
-    /// Anything else; `shown` is `String(v)`, `kind` what a message calls it (`null`, `object`, …).
+    /// Anything else: `kind` as `typeof` names it (`object`, `function`,
+    /// `symbol`, `bigint`; `array` for one nested too deep to read), and the
+    /// value as a message writes it (`{…}`, `Symbol(s)`, `3n`, `[…]`).
     Other {
-        shown: String,
         kind: String,
+        written: String,
     },
 }
+
+/// How many items of an array a message shows; more are written `…`.
+pub const SHOWN_ITEMS: usize = 3;
 
 impl RawValue {
     /// A [`RawValue::String`] of `text`'s code units.
@@ -35,43 +44,54 @@ impl RawValue {
         RawValue::String(text.encode_utf16().collect())
     }
 
-    /// `String(v)`, as the validation messages quote values (a lone surrogate shown as U+FFFD).
-    fn shown(&self) -> String {
+    /// The value as written in JavaScript or YAML: a string quoted as
+    /// `JSON.stringify` quotes it (so `""` shows), a number as `String(n)`, an
+    /// array's first items, an object as `{…}`.
+    pub(crate) fn written(&self) -> String {
         match self {
             RawValue::Missing => "undefined".into(),
+            RawValue::Null => "null".into(),
             RawValue::Number(n) => js_number_to_string(*n),
-            RawValue::String(s) => String::from_utf16_lossy(s),
+            RawValue::String(units) => {
+                let mut out = String::new();
+                write_string_literal(units, &mut out);
+                out
+            }
             RawValue::Bool(b) => b.to_string(),
-            RawValue::List(items) => items
-                .iter()
-                .map(|item| match item {
-                    // `String([null])` and `String([undefined])` print empty elements.
-                    RawValue::Missing => String::new(),
-                    RawValue::Other { kind, .. } if kind == "null" => String::new(),
-                    other => other.shown(),
-                })
-                .collect::<Vec<_>>()
-                .join(","),
-            RawValue::Object(_) => "[object Object]".into(),
-            RawValue::Other { shown, .. } => shown.clone(),
+            RawValue::List(items) => {
+                let mut shown: Vec<String> = items
+                    .iter()
+                    .take(SHOWN_ITEMS)
+                    .map(RawValue::written)
+                    .collect();
+                if items.len() > SHOWN_ITEMS {
+                    shown.push("…".into());
+                }
+                format!("[{}]", shown.join(", "))
+            }
+            RawValue::Object(_) => "{…}".into(),
+            RawValue::Other { written, .. } => written.clone(),
         }
     }
 
-    /// What a type error says was found.
-    fn kind(&self) -> String {
-        match self {
-            RawValue::Missing => "undefined".into(),
-            RawValue::Number(_) => "number".into(),
-            RawValue::String(_) => "string".into(),
-            RawValue::Bool(_) => "boolean".into(),
-            RawValue::List(_) => "array".into(),
-            RawValue::Object(_) => "object".into(),
-            RawValue::Other { kind, .. } => kind.clone(),
-        }
+    /// What a type error says was found: the kind and the value as written
+    /// (`the string "yes"`, `the array [3]`); `null`, `undefined`, an object
+    /// and a function by name alone.
+    pub(crate) fn described(&self) -> String {
+        let kind = match self {
+            RawValue::Missing | RawValue::Null => return self.written(),
+            RawValue::Object(_) => return "an object".into(),
+            RawValue::Other { kind, .. } if kind == "object" => return "an object".into(),
+            RawValue::Other { kind, .. } if kind == "function" => return "a function".into(),
+            RawValue::Number(_) => "number",
+            RawValue::String(_) => "string",
+            RawValue::Bool(_) => "boolean",
+            RawValue::List(_) => "array",
+            RawValue::Other { kind, .. } => kind,
+        };
+        format!("the {kind} {}", self.written())
     }
-}
 
-impl RawValue {
     /// A field of an [`RawValue::Object`]; `Missing` when absent.
     pub(crate) fn field(&self, name: &str) -> &RawValue {
         match self {
@@ -81,6 +101,13 @@ impl RawValue {
                 .map_or(&RawValue::Missing, |(_, value)| value),
             _ => &RawValue::Missing,
         }
+    }
+}
+
+impl ConfigError {
+    /// The error of a config that is not an object (`config`: what it is instead).
+    pub fn not_an_object(config: &RawValue) -> Self {
+        ConfigError::NotAnObject(config.described())
     }
 }
 
@@ -149,19 +176,55 @@ fn is_integer_at_least(value: f64, min: f64) -> bool {
 }
 
 fn wrong_type(field: &str, expected: &'static str, got: &RawValue) -> ConfigError {
+    wrong_type_with(field, expected, got, None)
+}
+
+fn wrong_type_with(
+    field: &str,
+    expected: &'static str,
+    got: &RawValue,
+    hint: Option<String>,
+) -> ConfigError {
     ConfigError::WrongType {
         field: field.to_owned(),
         expected,
-        got: got.kind(),
+        got: got.described(),
+        hint: Hint(hint),
     }
 }
 
-fn invalid(what: &str, value: &RawValue, rule: &'static str) -> ConfigError {
+/// `value` breaks `rule`.
+pub(crate) fn invalid(what: &str, value: &RawValue, rule: &'static str) -> ConfigError {
+    invalid_with(what, value, rule, None)
+}
+
+fn invalid_with(
+    what: &str,
+    value: &RawValue,
+    rule: &'static str,
+    hint: Option<String>,
+) -> ConfigError {
     ConfigError::Invalid {
         what: what.to_owned(),
-        shown: value.shown(),
+        shown: value.written(),
         rule,
+        hint: Hint(hint),
     }
+}
+
+/// As [`invalid`], where a number belongs: a string that reads as a number
+/// (YAML's `'3'`) is said to be one.
+fn invalid_number(what: &str, value: &RawValue, rule: &'static str) -> ConfigError {
+    let hint = match value {
+        RawValue::String(units) => {
+            let text = String::from_utf16_lossy(units);
+            text.parse::<f64>()
+                .is_ok_and(f64::is_finite)
+                .then(|| format!("a string, not a number: write {text} without quotes"))
+        }
+        _ => None,
+    };
+    invalid_with(what, value, rule, hint)
 }
 
 /// The items of a list-valued field (`None` when absent).
@@ -198,7 +261,7 @@ pub(crate) fn thresholds(field: &str, raw: &RawValue) -> Result<Vec<f64>, Config
         match item {
             RawValue::Number(n) if is_integer_at_least(*n, 2.0) => values.push(*n),
             other => {
-                return Err(invalid(
+                return Err(invalid_number(
                     "threshold",
                     other,
                     "every threshold must be an integer >= 2",
@@ -223,7 +286,7 @@ pub(crate) fn number(
     match raw {
         RawValue::Missing => Ok(None),
         RawValue::Number(n) if accepts(*n) => Ok(Some(*n)),
-        other => Err(invalid(field, other, rule)),
+        other => Err(invalid_number(field, other, rule)),
     }
 }
 
@@ -234,7 +297,7 @@ pub(crate) fn required_number(
     accepts: impl Fn(f64) -> bool,
     rule: &'static str,
 ) -> Result<f64, ConfigError> {
-    number(field, raw, accepts, rule)?.ok_or_else(|| invalid(field, raw, rule))
+    number(field, raw, accepts, rule)?.ok_or_else(|| invalid_number(field, raw, rule))
 }
 
 /// Whether a number is an integer from `min` to `max`.
@@ -270,11 +333,30 @@ pub(crate) fn required_strings(field: &str, raw: &RawValue) -> Result<Vec<Vec<u1
     Ok(items)
 }
 
+/// A boolean (`false` when absent). YAML 1.2 reads `yes`, `no`, `on`, `off`,
+/// `y` and `n` as strings, and a quoted `true` is one: said so.
 pub(crate) fn boolean(field: &str, raw: &RawValue) -> Result<bool, ConfigError> {
     match raw {
         RawValue::Missing => Ok(false),
         RawValue::Bool(b) => Ok(*b),
-        other => Err(wrong_type(field, "a boolean", other)),
+        other => {
+            let hint = match other {
+                RawValue::String(units) => {
+                    let text = String::from_utf16_lossy(units);
+                    match text.to_lowercase().as_str() {
+                        "yes" | "no" | "on" | "off" | "y" | "n" => Some(format!(
+                            "YAML 1.2 reads {text} as a string: write true or false"
+                        )),
+                        word @ ("true" | "false") => Some(format!(
+                            "a string, not a boolean: write {word} without quotes"
+                        )),
+                        _ => None,
+                    }
+                }
+                _ => None,
+            };
+            Err(wrong_type_with(field, "a boolean", other, hint))
+        }
     }
 }
 
@@ -302,3 +384,5 @@ pub(crate) fn entries<T>(
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod written_tests;

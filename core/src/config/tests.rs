@@ -57,13 +57,10 @@ fn threshold_messages_in_order() {
     }
     assert_eq!(
         t(List(vec![Number(3.0), RawValue::string("4")])),
-        "repeat-tool-guard: invalid threshold 4 — every threshold must be an integer >= 2"
+        "repeat-tool-guard: invalid threshold \"4\" — every threshold must be an integer >= 2 (a string, not a number: write 4 without quotes)"
     );
     assert_eq!(
-        t(List(vec![Other {
-            shown: "null".into(),
-            kind: "null".into()
-        }])),
+        t(List(vec![Null])),
         "repeat-tool-guard: invalid threshold null — every threshold must be an integer >= 2"
     );
     assert_eq!(
@@ -71,10 +68,7 @@ fn threshold_messages_in_order() {
         "repeat-tool-guard: `thresholds` must not contain duplicates"
     );
     assert_eq!(
-        t(Other {
-            shown: "null".into(),
-            kind: "null".into()
-        }),
+        t(Null),
         "repeat-tool-guard: `thresholds` must be an array, got null"
     );
 }
@@ -92,17 +86,15 @@ fn preview_chars_messages() {
         (Number(0.0), "0"),
         (Number(1.5), "1.5"),
         (Number(f64::NAN), "NaN"),
-        (RawValue::string("10"), "10"),
-        (
-            Other {
-                shown: "null".into(),
-                kind: "null".into(),
-            },
-            "null",
-        ),
+        (Null, "null"),
+        (List(vec![Number(500.0)]), "[500]"),
     ] {
         assert_eq!(p(bad), format!("repeat-tool-guard: invalid argumentsPreviewChars {shown} — must be an integer >= 1"));
     }
+    assert_eq!(
+        p(RawValue::string("10")),
+        "repeat-tool-guard: invalid argumentsPreviewChars \"10\" — must be an integer >= 1 (a string, not a number: write 10 without quotes)"
+    );
 }
 
 #[test]
@@ -112,7 +104,7 @@ fn pattern_lists_must_be_string_arrays() {
     assert!(e.is_type_error());
     assert_eq!(
         e.to_string(),
-        "repeat-tool-guard: `include` must be an array, got string"
+        "repeat-tool-guard: `include` must be an array, got the string \"grep\""
     );
     let e = GuardConfig::from_raw(
         &RawConfig::default().with("exclude", List(vec![RawValue::string("a"), Number(1.0)])),
@@ -120,7 +112,7 @@ fn pattern_lists_must_be_string_arrays() {
     .unwrap_err();
     assert_eq!(
         e.to_string(),
-        "repeat-tool-guard: `exclude[1]` must be a string, got number"
+        "repeat-tool-guard: `exclude[1]` must be a string, got the number 1"
     );
 }
 
@@ -131,13 +123,6 @@ fn obj(fields: &[(&str, RawValue)]) -> RawValue {
             .map(|(k, v)| (k.to_string(), v.clone()))
             .collect(),
     )
-}
-
-fn null() -> RawValue {
-    Other {
-        shown: "null".into(),
-        kind: "null".into(),
-    }
 }
 
 fn failure(raw: RawConfig) -> (std::string::String, bool) {
@@ -159,10 +144,10 @@ fn opt_in_keys_default_to_off() {
 fn cycles_messages() {
     let c = |cycles| failure(RawConfig::default().with("cycles", cycles));
     for (bad, got) in [
-        (null(), "null"),
-        (Number(2.0), "number"),
-        (List(vec![]), "array"),
-        (Bool(true), "boolean"),
+        (Null, "null"),
+        (Number(2.0), "the number 2"),
+        (List(vec![]), "the array []"),
+        (Bool(true), "the boolean true"),
     ] {
         assert_eq!(
             c(bad),
@@ -178,11 +163,16 @@ fn cycles_messages() {
         (Number(6.0), "6"),
         (Number(2.5), "2.5"),
         (Number(f64::NAN), "NaN"),
-        (RawValue::string("3"), "3"),
-        (null(), "null"),
+        (RawValue::string("3"), "\"3\""),
+        (Null, "null"),
         (Missing, "undefined"),
     ] {
-        assert_eq!(c(max(bad)), (format!("repeat-tool-guard: invalid cycles.maxPeriod {shown} — must be an integer from 2 to 5"), false));
+        let hint = if shown == "\"3\"" {
+            " (a string, not a number: write 3 without quotes)"
+        } else {
+            ""
+        };
+        assert_eq!(c(max(bad)), (format!("repeat-tool-guard: invalid cycles.maxPeriod {shown} — must be an integer from 2 to 5{hint}"), false));
     }
     let rep = |v: RawValue| obj(&[("maxPeriod", Number(5.0)), ("repeats", v)]);
     for (bad, shown) in [
@@ -208,7 +198,7 @@ fn cycles_messages() {
         obj(&[
             ("maxPeriod", Number(2.0)),
             ("repeats", Number(1e21)),
-            ("other", null()),
+            ("other", Null),
         ]),
     ))
     .unwrap();
@@ -218,9 +208,12 @@ fn cycles_messages() {
 #[test]
 fn same_result_only_and_repeat_every_messages() {
     for (bad, got) in [
-        (null(), "null"),
-        (RawValue::string("true"), "string"),
-        (Number(1.0), "number"),
+        (Null, "null"),
+        (
+            RawValue::string("true"),
+            "the string \"true\" (a string, not a boolean: write true without quotes)",
+        ),
+        (Number(1.0), "the number 1"),
     ] {
         assert_eq!(
             failure(RawConfig::default().with("sameResultOnly", bad)),
@@ -234,8 +227,7 @@ fn same_result_only_and_repeat_every_messages() {
         (Number(0.0), "0"),
         (Number(1.5), "1.5"),
         (Number(-1.0), "-1"),
-        (RawValue::string("4"), "4"),
-        (null(), "null"),
+        (Null, "null"),
         (Bool(false), "false"),
     ] {
         assert_eq!(
@@ -246,6 +238,13 @@ fn same_result_only_and_repeat_every_messages() {
             )
         );
     }
+    assert_eq!(
+        failure(RawConfig::default().with("repeatEvery", RawValue::string("4"))),
+        (
+            "repeat-tool-guard: invalid repeatEvery \"4\" — must be an integer >= 1 (a string, not a number: write 4 without quotes)".into(),
+            false
+        )
+    );
 }
 
 #[test]
@@ -257,7 +256,7 @@ fn overrides_messages() {
     };
     let good = entry(tools(&["a"]), list(&[2.0]));
     assert_eq!(
-        o(null()),
+        o(Null),
         (
             "repeat-tool-guard: `overrides` must be an array, got null".into(),
             true
@@ -266,19 +265,19 @@ fn overrides_messages() {
     assert_eq!(
         o(obj(&[])),
         (
-            "repeat-tool-guard: `overrides` must be an array, got object".into(),
+            "repeat-tool-guard: `overrides` must be an array, got an object".into(),
             true
         )
     );
     assert_eq!(
         o(List(vec![good.clone(), Number(1.0)])),
         (
-            "repeat-tool-guard: `overrides[1]` must be an object, got number".into(),
+            "repeat-tool-guard: `overrides[1]` must be an object, got the number 1".into(),
             true
         )
     );
     assert_eq!(
-        o(List(vec![null()])),
+        o(List(vec![Null])),
         (
             "repeat-tool-guard: `overrides[0]` must be an object, got null".into(),
             true
@@ -287,7 +286,7 @@ fn overrides_messages() {
     assert_eq!(
         o(List(vec![entry(RawValue::string("a"), list(&[2.0]))])),
         (
-            "repeat-tool-guard: `overrides[0].tools` must be an array, got string".into(),
+            "repeat-tool-guard: `overrides[0].tools` must be an array, got the string \"a\"".into(),
             true
         )
     );
@@ -304,7 +303,7 @@ fn overrides_messages() {
             list(&[2.0])
         )])),
         (
-            "repeat-tool-guard: `overrides[0].tools[1]` must be a string, got number".into(),
+            "repeat-tool-guard: `overrides[0].tools[1]` must be a string, got the number 1".into(),
             true
         )
     );
@@ -323,7 +322,7 @@ fn overrides_messages() {
         )
     );
     assert_eq!(
-        o(List(vec![good.clone(), entry(tools(&["a"]), null())])),
+        o(List(vec![good.clone(), entry(tools(&["a"]), Null)])),
         (
             "repeat-tool-guard: `overrides[1].thresholds` must be an array, got null".into(),
             true
@@ -363,13 +362,13 @@ fn overrides_messages() {
 fn the_references_keys_are_checked_first() {
     let raw = RawConfig::default()
         .with("exclude", Number(1.0))
-        .with("cycles", null())
-        .with("sameResultOnly", null())
-        .with("overrides", null())
-        .with("repeatEvery", null());
+        .with("cycles", Null)
+        .with("sameResultOnly", Null)
+        .with("overrides", Null)
+        .with("repeatEvery", Null);
     assert_eq!(
         error(raw.clone()),
-        "repeat-tool-guard: `exclude` must be an array, got number"
+        "repeat-tool-guard: `exclude` must be an array, got the number 1"
     );
     let order = [
         "`cycles` must be an object",

@@ -265,18 +265,17 @@ pub(crate) fn build(config: &ConfigInput) -> Option<(Guard, Model)> {
 }
 
 pub(crate) fn raw_value(raw: &Raw) -> RawValue {
-    let other = |shown: &str, kind: &str| RawValue::Other {
-        shown: shown.to_owned(),
-        kind: kind.to_owned(),
-    };
     match raw {
         Raw::Missing => RawValue::Missing,
         Raw::Number(n) => RawValue::Number(*n),
         Raw::Small(n) => RawValue::Number(f64::from(*n)),
         Raw::String(s) => RawValue::String(units(s)),
         Raw::Name(n) => RawValue::String(n.text()),
-        Raw::Null => other("null", "null"),
-        Raw::Object => other("[object Object]", "object"),
+        Raw::Null => RawValue::Null,
+        Raw::Object => RawValue::Other {
+            kind: "object".to_owned(),
+            written: "{…}".to_owned(),
+        },
         Raw::List(items) => RawValue::List(
             items
                 .iter()
@@ -286,7 +285,7 @@ pub(crate) fn raw_value(raw: &Raw) -> RawValue {
                     RawItem::Number(n) => RawValue::Number(*n),
                     RawItem::Small(n) => RawValue::Number(f64::from(*n)),
                     RawItem::Name(n) => RawValue::String(n.text()),
-                    RawItem::Null => other("null", "null"),
+                    RawItem::Null => RawValue::Null,
                     RawItem::List(values) => RawValue::List(
                         values
                             .iter()

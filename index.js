@@ -8,7 +8,7 @@ import { createUserMessage } from '@deepseek-ai/dsh-llm'
 import { encode, encoded, inMemory, release, repeats, useMemory } from './lib/encode.js'
 import { RepeatToolGuard, canonicalize, nativeOf } from './lib/guard.js'
 import { callsSinceLastPrompt } from './lib/history.js'
-import { KNOWN_KEYS, OPTION_SCHEMA } from './lib/options.js'
+import { KNOWN_KEYS, OPTION_SCHEMA, unknownKeys } from './lib/options.js'
 
 const require = createRequire(import.meta.url)
 const binding = require('./lib/native.cjs')
@@ -56,10 +56,7 @@ export function guardOf(ctx) {
 
 /** One warning per config key the guard does not know (a typo such as `thresholdz`); nothing else changes. */
 function warnUnknownKeys(logger, config) {
-  if (config === null || typeof config !== 'object') return
-  for (const key of Object.keys(config)) {
-    if (!KNOWN_KEYS.includes(key)) logger.warn('unknown config key %s is ignored (known keys: %s)', JSON.stringify(key), KNOWN_KEYS.join(', '))
-  }
+  for (const key of unknownKeys(config)) logger.warn('unknown config key %s is ignored (known keys: %s)', JSON.stringify(key), KNOWN_KEYS.join(', '))
 }
 
 export function apply(ctx, config) {

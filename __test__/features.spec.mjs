@@ -28,15 +28,18 @@ function fails(t, config, message, type = Error) {
 
 // ---- validation -------------------------------------------------------------------------------
 
+/** What follows a message for a string that reads as the number `n` where a number belongs. */
+const QUOTED = (n) => ` (a string, not a number: write ${n} without quotes)`
+
 test('cycles: wrong types are TypeErrors; maxPeriod outside 2..5 and repeats below 2 fail loud', (t) => {
-  for (const [value, got] of [[null, 'null'], [3, 'number'], ['2,3', 'string'], [true, 'boolean'], [[2, 3], 'array'], [() => 1, 'function']]) {
+  for (const [value, got] of [[null, 'null'], [3, 'the number 3'], ['2,3', 'the string "2,3"'], [true, 'the boolean true'], [[2, 3], 'the array [2, 3]'], [() => 1, 'a function']]) {
     fails(t, { cycles: value }, `repeat-tool-guard: \`cycles\` must be an object, got ${got}`, TypeError)
   }
-  for (const [value, shown] of [[1, '1'], [6, '6'], [0, '0'], [2.5, '2.5'], [NaN, 'NaN'], [Infinity, 'Infinity'], ['3', '3'], [null, 'null'], [undefined, 'undefined'], [[3], '3'], [true, 'true']]) {
-    fails(t, { cycles: { maxPeriod: value, repeats: 2 } }, `repeat-tool-guard: invalid cycles.maxPeriod ${shown} — must be an integer from 2 to 5`)
+  for (const [value, shown, hint = ''] of [[1, '1'], [6, '6'], [0, '0'], [2.5, '2.5'], [NaN, 'NaN'], [Infinity, 'Infinity'], ['3', '"3"', QUOTED(3)], [null, 'null'], [undefined, 'undefined'], [[3], '[3]'], [true, 'true']]) {
+    fails(t, { cycles: { maxPeriod: value, repeats: 2 } }, `repeat-tool-guard: invalid cycles.maxPeriod ${shown} — must be an integer from 2 to 5${hint}`)
   }
-  for (const [value, shown] of [[1, '1'], [0, '0'], [-2, '-2'], [2.5, '2.5'], [NaN, 'NaN'], [Infinity, 'Infinity'], ['3', '3'], [null, 'null'], [undefined, 'undefined']]) {
-    fails(t, { cycles: { maxPeriod: 2, repeats: value } }, `repeat-tool-guard: invalid cycles.repeats ${shown} — must be an integer >= 2`)
+  for (const [value, shown, hint = ''] of [[1, '1'], [0, '0'], [-2, '-2'], [2.5, '2.5'], [NaN, 'NaN'], [Infinity, 'Infinity'], ['3', '"3"', QUOTED(3)], [null, 'null'], [undefined, 'undefined']]) {
+    fails(t, { cycles: { maxPeriod: 2, repeats: value } }, `repeat-tool-guard: invalid cycles.repeats ${shown} — must be an integer >= 2${hint}`)
   }
   fails(t, { cycles: {} }, 'repeat-tool-guard: invalid cycles.maxPeriod undefined — must be an integer from 2 to 5')
   for (const maxPeriod of [2, 3, 4, 5]) t.notThrows(() => new RepeatToolGuard({ cycles: { maxPeriod, repeats: 2, other: 'ignored' } }))
@@ -44,11 +47,11 @@ test('cycles: wrong types are TypeErrors; maxPeriod outside 2..5 and repeats bel
 })
 
 test('sameResultOnly must be a boolean; repeatEvery an integer >= 1', (t) => {
-  for (const [value, got] of [[null, 'null'], ['true', 'string'], [1, 'number'], [{}, 'object'], [[true], 'array']]) {
+  for (const [value, got] of [[null, 'null'], ['true', 'the string "true" (a string, not a boolean: write true without quotes)'], ['yes', 'the string "yes" (YAML 1.2 reads yes as a string: write true or false)'], ['maybe', 'the string "maybe"'], [1, 'the number 1'], [{}, 'an object'], [[true], 'the array [true]']]) {
     fails(t, { sameResultOnly: value }, `repeat-tool-guard: \`sameResultOnly\` must be a boolean, got ${got}`, TypeError)
   }
-  for (const [value, shown] of [[0, '0'], [-0, '0'], [-1, '-1'], [1.5, '1.5'], [NaN, 'NaN'], [Infinity, 'Infinity'], ['4', '4'], [null, 'null'], [false, 'false'], [[], '']]) {
-    fails(t, { repeatEvery: value }, `repeat-tool-guard: invalid repeatEvery ${shown} — must be an integer >= 1`)
+  for (const [value, shown, hint = ''] of [[0, '0'], [-0, '0'], [-1, '-1'], [1.5, '1.5'], [NaN, 'NaN'], [Infinity, 'Infinity'], ['4', '"4"', QUOTED(4)], [null, 'null'], [false, 'false'], [[], '[]']]) {
+    fails(t, { repeatEvery: value }, `repeat-tool-guard: invalid repeatEvery ${shown} — must be an integer >= 1${hint}`)
   }
   t.notThrows(() => new RepeatToolGuard({ sameResultOnly: false, repeatEvery: 1 }))
 })
@@ -56,20 +59,20 @@ test('sameResultOnly must be a boolean; repeatEvery an integer >= 1', (t) => {
 test('overrides: malformed entries are TypeErrors naming the entry; thresholds are checked like the global ones', (t) => {
   const good = { tools: ['a'], thresholds: [2] }
   fails(t, { overrides: null }, 'repeat-tool-guard: `overrides` must be an array, got null', TypeError)
-  fails(t, { overrides: { tools: ['a'], thresholds: [2] } }, 'repeat-tool-guard: `overrides` must be an array, got object', TypeError)
-  fails(t, { overrides: 'a' }, 'repeat-tool-guard: `overrides` must be an array, got string', TypeError)
-  fails(t, { overrides: [good, 1] }, 'repeat-tool-guard: `overrides[1]` must be an object, got number', TypeError)
+  fails(t, { overrides: { tools: ['a'], thresholds: [2] } }, 'repeat-tool-guard: `overrides` must be an array, got an object', TypeError)
+  fails(t, { overrides: 'a' }, 'repeat-tool-guard: `overrides` must be an array, got the string "a"', TypeError)
+  fails(t, { overrides: [good, 1] }, 'repeat-tool-guard: `overrides[1]` must be an object, got the number 1', TypeError)
   fails(t, { overrides: [null] }, 'repeat-tool-guard: `overrides[0]` must be an object, got null', TypeError)
-  fails(t, { overrides: [[good]] }, 'repeat-tool-guard: `overrides[0]` must be an object, got array', TypeError)
+  fails(t, { overrides: [[good]] }, 'repeat-tool-guard: `overrides[0]` must be an object, got the array [{…}]', TypeError)
   fails(t, { overrides: [{ thresholds: [2] }] }, 'repeat-tool-guard: `overrides[0].tools` must be an array, got undefined', TypeError)
-  fails(t, { overrides: [{ tools: 'a', thresholds: [2] }] }, 'repeat-tool-guard: `overrides[0].tools` must be an array, got string', TypeError)
-  fails(t, { overrides: [{ tools: ['a', 1], thresholds: [2] }] }, 'repeat-tool-guard: `overrides[0].tools[1]` must be a string, got number', TypeError)
+  fails(t, { overrides: [{ tools: 'a', thresholds: [2] }] }, 'repeat-tool-guard: `overrides[0].tools` must be an array, got the string "a"', TypeError)
+  fails(t, { overrides: [{ tools: ['a', 1], thresholds: [2] }] }, 'repeat-tool-guard: `overrides[0].tools[1]` must be a string, got the number 1', TypeError)
   fails(t, { overrides: [{ tools: [], thresholds: [2] }] }, 'repeat-tool-guard: `overrides[0].tools` must not be empty')
   fails(t, { overrides: [{ tools: ['a'] }] }, 'repeat-tool-guard: `overrides[0].thresholds` must be an array, got undefined', TypeError)
   fails(t, { overrides: [good, { tools: ['a'], thresholds: null }] }, 'repeat-tool-guard: `overrides[1].thresholds` must be an array, got null', TypeError)
   fails(t, { overrides: [{ tools: ['a'], thresholds: [] }] }, 'repeat-tool-guard: `overrides[0].thresholds` must not be empty')
-  for (const [value, shown] of [[1, '1'], [2.5, '2.5'], ['3', '3'], [null, 'null'], [NaN, 'NaN']]) {
-    fails(t, { overrides: [{ tools: ['a'], thresholds: [3, value] }] }, `repeat-tool-guard: invalid threshold ${shown} — every threshold must be an integer >= 2`)
+  for (const [value, shown, hint = ''] of [[1, '1'], [2.5, '2.5'], ['3', '"3"', QUOTED(3)], [null, 'null'], [NaN, 'NaN']]) {
+    fails(t, { overrides: [{ tools: ['a'], thresholds: [3, value] }] }, `repeat-tool-guard: invalid threshold ${shown} — every threshold must be an integer >= 2${hint}`)
   }
   fails(t, { overrides: [{ tools: ['a'], thresholds: [4, 4] }] }, 'repeat-tool-guard: `overrides[0].thresholds` must not contain duplicates')
   t.notThrows(() => new RepeatToolGuard({ overrides: [] }))
@@ -78,7 +81,7 @@ test('overrides: malformed entries are TypeErrors naming the entry; thresholds a
 test('the reference\'s keys are validated first, then cycles, sameResultOnly, overrides, repeatEvery', (t) => {
   const all = { cycles: null, sameResultOnly: null, overrides: null, repeatEvery: null }
   fails(t, { ...all, thresholds: [] }, 'repeat-tool-guard: `thresholds` must not be empty')
-  fails(t, { ...all, exclude: 1 }, 'repeat-tool-guard: `exclude` must be an array, got number', TypeError)
+  fails(t, { ...all, exclude: 1 }, 'repeat-tool-guard: `exclude` must be an array, got the number 1', TypeError)
   fails(t, all, 'repeat-tool-guard: `cycles` must be an object, got null', TypeError)
   fails(t, { ...all, cycles: undefined }, 'repeat-tool-guard: `sameResultOnly` must be a boolean, got null', TypeError)
   fails(t, { ...all, cycles: undefined, sameResultOnly: undefined }, 'repeat-tool-guard: `overrides` must be an array, got null', TypeError)

@@ -5,9 +5,10 @@ import { GENTLE, detailed, oracleCanonicalize, randomJson, rng } from './oracle.
 
 const MSG = {
   empty: 'repeat-tool-guard: `thresholds` must not be empty',
-  threshold: (v) => `repeat-tool-guard: invalid threshold ${v} — every threshold must be an integer >= 2`,
+  threshold: (v, hint = '') => `repeat-tool-guard: invalid threshold ${v} — every threshold must be an integer >= 2${hint}`,
   duplicates: 'repeat-tool-guard: `thresholds` must not contain duplicates',
-  preview: (v) => `repeat-tool-guard: invalid argumentsPreviewChars ${v} — must be an integer >= 1`,
+  preview: (v, hint = '') => `repeat-tool-guard: invalid argumentsPreviewChars ${v} — must be an integer >= 1${hint}`,
+  quoted: (n) => ` (a string, not a number: write ${n} without quotes)`,
 }
 
 /** Observes `calls` ([tool, args] pairs) for one agent; returns [count, tier] of each reminder. */
@@ -26,18 +27,44 @@ test('validation: the documented messages, first failure wins', (t) => {
     t.is(error.message, message, JSON.stringify(config))
   }
   fails({ thresholds: [], argumentsPreviewChars: 0 }, MSG.empty)
-  for (const [value, shown] of [[NaN, 'NaN'], [Infinity, 'Infinity'], [-Infinity, '-Infinity'], [2.5, '2.5'], [1, '1'], [0, '0'], [-0, '0'], ['3', '3'], [null, 'null'], [undefined, 'undefined'], [true, 'true'], [{}, '[object Object]'], [[4, 5], '4,5'], [Symbol('s'), 'Symbol(s)']]) {
+  for (const [value, shown] of [[NaN, 'NaN'], [Infinity, 'Infinity'], [-Infinity, '-Infinity'], [2.5, '2.5'], [1, '1'], [0, '0'], [-0, '0'], [null, 'null'], [undefined, 'undefined'], [true, 'true'], [{}, '{…}'], [[4, 5], '[4, 5]'], [Symbol('s'), 'Symbol(s)']]) {
     fails({ thresholds: [3, value, 1, 3], argumentsPreviewChars: 0 }, MSG.threshold(shown))
   }
+  fails({ thresholds: [3, '3', 1, 3], argumentsPreviewChars: 0 }, MSG.threshold('"3"', MSG.quoted(3)))
   fails({ thresholds: [3, 5, 3], argumentsPreviewChars: 0 }, MSG.duplicates)
-  for (const [value, shown] of [[0, '0'], [-0, '0'], [1.5, '1.5'], [NaN, 'NaN'], [Infinity, 'Infinity'], ['10', '10'], [null, 'null'], [[], '']]) {
+  for (const [value, shown] of [[0, '0'], [-0, '0'], [1.5, '1.5'], [NaN, 'NaN'], [Infinity, 'Infinity'], [null, 'null'], [[], '[]']]) {
     fails({ argumentsPreviewChars: value, include: 'x' }, MSG.preview(shown))
   }
-  fails({ include: 'grep' }, 'repeat-tool-guard: `include` must be an array, got string', TypeError)
-  fails({ exclude: ['a', 1] }, 'repeat-tool-guard: `exclude[1]` must be a string, got number', TypeError)
+  fails({ argumentsPreviewChars: '10', include: 'x' }, MSG.preview('"10"', MSG.quoted(10)))
+  fails({ include: 'grep' }, 'repeat-tool-guard: `include` must be an array, got the string "grep"', TypeError)
+  fails({ exclude: ['a', 1] }, 'repeat-tool-guard: `exclude[1]` must be a string, got the number 1', TypeError)
   fails({ thresholds: null }, 'repeat-tool-guard: `thresholds` must be an array, got null', TypeError)
-  fails({ thresholds: { 0: 3 } }, 'repeat-tool-guard: `thresholds` must be an array, got object', TypeError)
-  fails('thresholds', 'repeat-tool-guard: the config must be an object, got string', TypeError)
+  fails({ thresholds: { 0: 3 } }, 'repeat-tool-guard: `thresholds` must be an array, got an object', TypeError)
+  fails('thresholds', 'repeat-tool-guard: the config must be an object, got the string "thresholds"', TypeError)
+})
+
+test('validation: a message shows the value as written, one message per mistake', (t) => {
+  const fails = (config, message, type = Error) => {
+    const error = t.throws(() => new RepeatToolGuard(config), { instanceOf: type }, message)
+    t.is(error.message, message)
+  }
+  // The strings YAML leaves where a number or a boolean belongs, as a cordis.yml gives them.
+  fails({ thresholds: ['3', 5] }, MSG.threshold('"3"', MSG.quoted(3)))
+  fails({ thresholds: [' 3', 5] }, MSG.threshold('" 3"'))
+  fails({ thresholds: [''] }, MSG.threshold('""'))
+  fails({ resume: 'yes' }, 'repeat-tool-guard: `resume` must be a boolean, got the string "yes" (YAML 1.2 reads yes as a string: write true or false)', TypeError)
+  fails({ sameResultOnly: 'Off' }, 'repeat-tool-guard: `sameResultOnly` must be a boolean, got the string "Off" (YAML 1.2 reads Off as a string: write true or false)', TypeError)
+  fails({ resume: 'true' }, 'repeat-tool-guard: `resume` must be a boolean, got the string "true" (a string, not a boolean: write true without quotes)', TypeError)
+  fails({ ignoreArguments: [{ tools: ['x'], keys: [''] }] }, 'repeat-tool-guard: invalid ignoreArguments[0].keys[0] "" — must be names separated by `.`, none empty (`\\.` is a dot and `\\\\` a backslash within a name)')
+  // Arrays and objects briefly: three items at most, nested arrays two deep, objects as {…}.
+  fails({ exclude: [['a', 'b', 'c', 'd']] }, 'repeat-tool-guard: `exclude[0]` must be a string, got the array ["a", "b", "c", …]', TypeError)
+  fails({ exclude: [[[1], [], { a: 1 }]] }, 'repeat-tool-guard: `exclude[0]` must be a string, got the array [[…], [], {…}]', TypeError)
+  fails({ include: [3n] }, 'repeat-tool-guard: `include[0]` must be a string, got the bigint 3n', TypeError)
+  fails({ include: [() => 'x'] }, 'repeat-tool-guard: `include[0]` must be a string, got a function', TypeError)
+  fails({ thresholds: ['\ud800"\n'] }, MSG.threshold('"\\ud800\\"\\n"'))
+  // A list config: the one message that it is not an object.
+  fails([{ thresholds: [3] }], 'repeat-tool-guard: the config must be an object, got the array [{…}]', TypeError)
+  fails([[3, 5, 8, 13]], 'repeat-tool-guard: the config must be an object, got the array [[…]]', TypeError)
 })
 
 test('thresholds are sorted ascending; integers beyond 2^32 are valid', (t) => {

@@ -19,13 +19,13 @@ function fails(t, config, message, type) {
 }
 
 test('ignoreArguments: wrong types are TypeErrors naming the entry; empty lists and bad key paths fail loud', (t) => {
-  fails(t, { ignoreArguments: 'task_progress' }, 'repeat-tool-guard: `ignoreArguments` must be an array, got string', TypeError)
+  fails(t, { ignoreArguments: 'task_progress' }, 'repeat-tool-guard: `ignoreArguments` must be an array, got the string "task_progress"', TypeError)
   fails(t, { ignoreArguments: [null] }, 'repeat-tool-guard: `ignoreArguments[0]` must be an object, got null', TypeError)
   fails(t, { ignoreArguments: [{ keys: ['a'] }] }, 'repeat-tool-guard: `ignoreArguments[0].tools` must be an array, got undefined', TypeError)
   fails(t, { ignoreArguments: [{ tools: [], keys: ['a'] }] }, 'repeat-tool-guard: `ignoreArguments[0].tools` must not be empty', Error)
-  fails(t, { ignoreArguments: [{ tools: ['*'], keys: ['a', 3] }] }, 'repeat-tool-guard: `ignoreArguments[0].keys[1]` must be a string, got number', TypeError)
-  for (const bad of ['', '.a', 'a.', 'a\\b', 'a\\']) {
-    fails(t, { ignoreArguments: [{ tools: ['*'], keys: [bad] }] }, `repeat-tool-guard: invalid ignoreArguments[0].keys[0] ${bad} — must be names separated by \`.\`, none empty (\`\\.\` is a dot and \`\\\\\` a backslash within a name)`, Error)
+  fails(t, { ignoreArguments: [{ tools: ['*'], keys: ['a', 3] }] }, 'repeat-tool-guard: `ignoreArguments[0].keys[1]` must be a string, got the number 3', TypeError)
+  for (const [bad, shown] of [['', '""'], ['.a', '".a"'], ['a.', '"a."'], ['a\\b', '"a\\\\b"'], ['a\\', '"a\\\\"']]) {
+    fails(t, { ignoreArguments: [{ tools: ['*'], keys: [bad] }] }, `repeat-tool-guard: invalid ignoreArguments[0].keys[0] ${shown} — must be names separated by \`.\`, none empty (\`\\.\` is a dot and \`\\\\\` a backslash within a name)`, Error)
   }
 })
 
@@ -42,10 +42,10 @@ test('ignoreArguments: dotted paths reach into nested objects; a name with a dot
 })
 
 test('similar: validation, and its defaults (minCalls 5, similarity 0.85)', (t) => {
-  fails(t, { similar: [] }, 'repeat-tool-guard: `similar` must be an object, got array', TypeError)
+  fails(t, { similar: [] }, 'repeat-tool-guard: `similar` must be an object, got the array []', TypeError)
   fails(t, { similar: { minCalls: 2.5 } }, 'repeat-tool-guard: invalid similar.minCalls 2.5 — must be an integer >= 2', Error)
   fails(t, { similar: { similarity: 1.5 } }, 'repeat-tool-guard: invalid similar.similarity 1.5 — must be a number greater than 0 and at most 1', Error)
-  fails(t, { similar: { similarity: '0.9' } }, 'repeat-tool-guard: invalid similar.similarity 0.9 — must be a number greater than 0 and at most 1', Error)
+  fails(t, { similar: { similarity: '0.9' } }, 'repeat-tool-guard: invalid similar.similarity "0.9" — must be a number greater than 0 and at most 1 (a string, not a number: write 0.9 without quotes)', Error)
   const guard = new RepeatToolGuard({ similar: {} })
   const calls = Array.from({ length: 6 }, (_, i) => ['grep', { pattern: 'function handleRequest', path: `src/server${i}.ts` }])
   t.deepEqual(fired(guard, calls), [[5, 'similar', 5]])

@@ -82,8 +82,8 @@ test('numbers whose shortest digits tie round to even, as V8 prints them', (t) =
 
 test('an array or a function as the whole config is a TypeError, not the defaults', (t) => {
   // Through cordis the schema already rejects these; the class takes them as {} today.
-  t.throws(() => new RepeatToolGuard([3, 5, 8]), { instanceOf: TypeError, message: 'repeat-tool-guard: the config must be an object, got array' })
-  t.throws(() => new RepeatToolGuard(() => ({ thresholds: [2] })), { instanceOf: TypeError, message: 'repeat-tool-guard: the config must be an object, got function' })
+  t.throws(() => new RepeatToolGuard([3, 5, 8]), { instanceOf: TypeError, message: 'repeat-tool-guard: the config must be an object, got the array [3, 5, 8]' })
+  t.throws(() => new RepeatToolGuard(() => ({ thresholds: [2] })), { instanceOf: TypeError, message: 'repeat-tool-guard: the config must be an object, got a function' })
 })
 
 test('`*` does not match line terminators, as the reference\'s `.*` does not', (t) => {

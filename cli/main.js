@@ -3,15 +3,13 @@
 import { writeFile } from 'node:fs/promises'
 
 import { RepeatToolGuard } from '../index.js'
-import { KNOWN_KEYS } from '../lib/options.js'
+import { KNOWN_KEYS, unknownKeys } from '../lib/options.js'
 import { HELP, UsageError, parseCommand } from './options.js'
 import { MissingPackagesError } from './peers.js'
 import { Replay } from './replay.js'
 import { buildReport, sessionSummary } from './report.js'
 import { InputError, SessionReader, findLogs } from './sessions.js'
 import { textReport } from './text.js'
-
-const unknownKeys = (config) => Object.keys(config).filter((key) => !KNOWN_KEYS.includes(key))
 
 export const EXIT = { ok: 0, input: 1, usage: 2, missing: 3 }
 

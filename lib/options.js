@@ -23,3 +23,12 @@ export const OPTION_SCHEMA = Schema.object({
 
 /** Every config key the guard knows, in the order it validates them. */
 export const KNOWN_KEYS = Object.keys(OPTION_SCHEMA.dict)
+
+/**
+ * The keys of `config` the guard does not know (a typo such as `thresholdz`), each warned about and ignored.
+ * None for a config that is not an object, an array included: the guard rejects it with one message of its own.
+ */
+export function unknownKeys(config) {
+  if (config === null || typeof config !== 'object' || Array.isArray(config)) return []
+  return Object.keys(config).filter((key) => !KNOWN_KEYS.includes(key))
+}

@@ -14,7 +14,8 @@ use napi::Result;
 use repeat_tool_guard_core::Arguments;
 
 use crate::deep_json;
-use crate::js::{ErrorClass, Js, Kind};
+use crate::js::{ErrorClass, Js};
+use crate::kind::Kind;
 
 /// Arguments read out of JavaScript, owning their text.
 pub enum ArgumentsText {

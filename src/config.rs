@@ -1,18 +1,18 @@
 //! Reading the constructor's config into the core's [`RawConfig`], through
 //! napi-rs' typed API: every value as JavaScript gave it (its type, a
-//! string's UTF-16 code units, `String(value)` for messages), for the core to
-//! validate. Only the keys the guard declares (`OPTIONS`) are read, each once,
-//! in order.
+//! string's UTF-16 code units, how a message writes what the core does not
+//! read), for the core to validate. Only the keys the guard declares
+//! (`OPTIONS`) are read, each once, in order.
 
 use napi::bindgen_prelude::{Env, Function, JsObjectValue, JsValue, Object, Unknown};
-use repeat_tool_guard_core::{ConfigError, RawConfig, RawValue, Shape, OPTIONS};
+use repeat_tool_guard_core::{ConfigError, RawConfig, RawValue, Shape, OPTIONS, SHOWN_ITEMS};
 
 use crate::error::Failure;
-use crate::js::Kind;
+use crate::kind::Kind;
 use crate::value::{kind, units};
 
-/// `String(value)`, as a validation message quotes a value (a symbol too).
-fn shown(env: Env, value: Unknown) -> Result<String, Failure> {
+/// `String(value)`: how a message writes a symbol or a bigint.
+fn string_of(env: Env, value: Unknown) -> Result<String, Failure> {
     let string: Function<Unknown, Unknown> = env.get_global()?.get_named_property("String")?;
     Ok(String::from_utf16_lossy(&units(&string.call(value)?)?))
 }
@@ -22,32 +22,44 @@ fn object<'e>(value: &Unknown<'e>) -> Result<Object<'e>, Failure> {
     Ok(value.coerce_to_object()?)
 }
 
-/// Reads one config value; `list_level` says whether an array may still be a list.
-fn raw_value(env: Env, value: Unknown, list_level: bool) -> Result<RawValue, Failure> {
-    let kind = kind(&value)?;
-    Ok(match kind {
+/// Reads one config value. `depth` counts the arrays around it: a config
+/// list (depth 0) is read whole; an array within one only as far as a message
+/// shows it, and one deeper not at all.
+fn raw_value(env: Env, value: Unknown, depth: usize) -> Result<RawValue, Failure> {
+    let other = |kind: &str, written: String| RawValue::Other {
+        kind: kind.to_owned(),
+        written,
+    };
+    Ok(match kind(&value)? {
         Kind::Undefined => RawValue::Missing,
+        Kind::Null => RawValue::Null,
         Kind::Number => RawValue::Number(value.coerce_to_number()?.get_double()?),
         Kind::Boolean => RawValue::Bool(value.coerce_to_bool()?),
         Kind::String => RawValue::String(units(&value)?),
-        Kind::Object if list_level && value.is_array()? => {
+        Kind::Object if value.is_array()? => {
             let list = object(&value)?;
-            let items = (0..list.get_array_length()?)
-                .map(|index| raw_value(env, list.get_element(index)?, false))
+            let len = list.get_array_length()?;
+            if depth >= 2 {
+                return Ok(other(
+                    "array",
+                    if len == 0 { "[]" } else { "[…]" }.to_owned(),
+                ));
+            }
+            let read = if depth == 0 {
+                len
+            } else {
+                len.min(SHOWN_ITEMS as u32 + 1)
+            };
+            let items = (0..read)
+                .map(|index| raw_value(env, list.get_element(index)?, depth + 1))
                 .collect::<Result<_, _>>()?;
             RawValue::List(items)
         }
-        _ => {
-            let kind = if kind == Kind::Object && value.is_array()? {
-                "array"
-            } else {
-                kind.name()
-            };
-            RawValue::Other {
-                shown: shown(env, value)?,
-                kind: kind.to_owned(),
-            }
-        }
+        Kind::Object => other("object", "{…}".to_owned()),
+        Kind::Function => other("function", "function".to_owned()),
+        Kind::Symbol => other("symbol", string_of(env, value)?),
+        Kind::BigInt => other("bigint", format!("{}n", string_of(env, value)?)),
+        Kind::External => other("external", "external".to_owned()),
     })
 }
 
@@ -55,13 +67,13 @@ fn raw_value(env: Env, value: Unknown, list_level: bool) -> Result<RawValue, Fai
 /// as a config value, arrays as lists); anything else is read as a plain value.
 fn raw_object(env: Env, value: Unknown, fields: &[&str]) -> Result<RawValue, Failure> {
     if kind(&value)? != Kind::Object || value.is_array()? {
-        return raw_value(env, value, false);
+        return raw_value(env, value, 0);
     }
     let object = object(&value)?;
     let fields = fields
         .iter()
         .map(|&name| {
-            let field = raw_value(env, object.get_named_property(name)?, true)?;
+            let field = raw_value(env, object.get_named_property(name)?, 0)?;
             Ok((name.to_owned(), field))
         })
         .collect::<Result<_, Failure>>()?;
@@ -71,7 +83,7 @@ fn raw_object(env: Env, value: Unknown, fields: &[&str]) -> Result<RawValue, Fai
 /// A list of objects with `fields` (`overrides`, `ignoreArguments`).
 fn raw_entries(env: Env, value: Unknown, fields: &[&str]) -> Result<RawValue, Failure> {
     if kind(&value)? != Kind::Object || !value.is_array()? {
-        return raw_value(env, value, false);
+        return raw_value(env, value, 0);
     }
     let list = object(&value)?;
     let entries = (0..list.get_array_length()?)
@@ -88,11 +100,9 @@ pub fn read(env: Env, config: Option<Unknown>) -> Result<RawConfig, Failure> {
     };
     match kind(&config)? {
         Kind::Undefined | Kind::Null => return Ok(RawConfig::default()),
-        Kind::Object if config.is_array()? => {
-            return Err(ConfigError::NotAnObject("array".to_owned()).into())
-        }
-        Kind::Object => {}
-        other => return Err(ConfigError::NotAnObject(other.name().to_owned()).into()),
+        Kind::Object if !config.is_array()? => {}
+        // Read as an array within a config is, to be shown.
+        _ => return Err(ConfigError::not_an_object(&raw_value(env, config, 1)?).into()),
     }
     let config = object(&config)?;
     OPTIONS
@@ -100,7 +110,7 @@ pub fn read(env: Env, config: Option<Unknown>) -> Result<RawConfig, Failure> {
         .try_fold(RawConfig::default(), |raw, option| {
             let value: Unknown = config.get_named_property(option.name)?;
             let value = match option.shape {
-                Shape::Value => raw_value(env, value, true)?,
+                Shape::Value => raw_value(env, value, 0)?,
                 Shape::Object(fields) => raw_object(env, value, fields)?,
                 Shape::Entries(fields) => raw_entries(env, value, fields)?,
             };

@@ -6,7 +6,8 @@ use napi::sys::napi_value;
 use napi::Result;
 use repeat_tool_guard_core::{write_js_number, write_string_literal};
 
-use crate::js::{ErrorClass, Js, Kind};
+use crate::js::{ErrorClass, Js};
+use crate::kind::Kind;
 
 /// The key a value is held under, which `toJSON` receives.
 enum Holder {

@@ -17,6 +17,8 @@ use napi::bindgen_prelude::{Env, ToNapiValue};
 use napi::sys::{self, napi_callback_info, napi_env, napi_value};
 use napi::{Error, Result, Status, ValueType};
 
+use crate::kind::Kind;
+
 /// The env of the call from JavaScript now running, borrowed for `'env`.
 pub struct Js<'env> {
     env: napi_env,
@@ -111,55 +113,6 @@ fn check(status: sys::napi_status, what: &str) -> Result<()> {
         ))
     }
 }
-/// JavaScript's `typeof`, as Node-API reports it.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub enum Kind {
-    Undefined,
-    Null,
-    Boolean,
-    Number,
-    String,
-    Symbol,
-    Object,
-    Function,
-    BigInt,
-    External,
-}
-
-impl Kind {
-    pub fn name(self) -> &'static str {
-        match self {
-            Kind::Undefined => "undefined",
-            Kind::Null => "null",
-            Kind::Boolean => "boolean",
-            Kind::Number => "number",
-            Kind::String => "string",
-            Kind::Symbol => "symbol",
-            Kind::Object => "object",
-            Kind::Function => "function",
-            Kind::BigInt => "bigint",
-            Kind::External => "external",
-        }
-    }
-}
-
-impl From<ValueType> for Kind {
-    fn from(value_type: ValueType) -> Self {
-        match value_type {
-            ValueType::Undefined => Kind::Undefined,
-            ValueType::Null => Kind::Null,
-            ValueType::Boolean => Kind::Boolean,
-            ValueType::Number => Kind::Number,
-            ValueType::String => Kind::String,
-            ValueType::Symbol => Kind::Symbol,
-            ValueType::Function => Kind::Function,
-            ValueType::BigInt => Kind::BigInt,
-            ValueType::External => Kind::External,
-            ValueType::Object | ValueType::Unknown => Kind::Object,
-        }
-    }
-}
-
 /// Reading values: these run no JavaScript.
 impl Js<'_> {
     pub fn kind(&self, value: napi_value) -> Result<Kind> {

@@ -7,6 +7,7 @@ mod deep_json;
 mod error;
 mod fast;
 mod js;
+mod kind;
 mod memory;
 mod prefix;
 mod registry;

@@ -7,7 +7,8 @@ use napi::bindgen_prelude::{Env, JsObjectValue, JsValue, Object, Unknown};
 
 use crate::arguments::{self, ArgumentsText};
 use crate::error::Failure;
-use crate::js::{Js, Kind};
+use crate::js::Js;
+use crate::kind::Kind;
 use crate::value::kind;
 
 /// The result's comparable text; `None` for `undefined` or `null` (no result,

@@ -6,7 +6,7 @@ use napi::bindgen_prelude::{Either, Unknown, Utf16String};
 use napi::JsValue;
 
 use crate::error::Failure;
-use crate::js::Kind;
+use crate::kind::Kind;
 
 /// The kind of `value`, as `typeof` names it (`null` apart).
 pub fn kind(value: &Unknown) -> Result<Kind, Failure> {

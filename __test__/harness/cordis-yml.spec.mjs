@@ -28,23 +28,33 @@ test('a cordis.yml entry loads the plugin by package name; reminders arrive in a
   t.is(got[0].text, GENTLE)
 })
 
-test('an invalid config in a cordis.yml is logged by the loader, which skips the plugin instead of throwing', async (t) => {
-  const harness = await boot()
-  const logged = []
-  harness.ctx.logger.exporter({
-    levels: { default: 3 },
-    export: (message) => {
-      if (message.type === 'error' || message.type === 'warn') logged.push(message.args.map(String).join(' '))
-    },
+// Each file's one mistake, and the one line the loader logs for it (no warnings besides).
+const MISTAKES = [
+  ['quoted-threshold.yml', 'repeat-tool-guard: invalid threshold "3" — every threshold must be an integer >= 2 (a string, not a number: write 3 without quotes)'],
+  ['resume-yes.yml', 'repeat-tool-guard: `resume` must be a boolean, got the string "yes" (YAML 1.2 reads yes as a string: write true or false)'],
+  ['list-config.yml', 'repeat-tool-guard: the config must be an object, got the array [{…}, {…}]'],
+]
+
+for (const [file, message] of MISTAKES) {
+  test(`an invalid config in a cordis.yml is logged by the loader, which skips the plugin instead of throwing: ${file}`, async (t) => {
+    const harness = await boot()
+    const logged = []
+    harness.ctx.logger.exporter({
+      levels: { default: 3 },
+      export: (entry) => {
+        if (entry.type === 'error' || entry.type === 'warn') logged.push(entry.args.map(String).join(' '))
+      },
+    })
+    await harness.ctx.plugin(Loader, { baseUrl: new URL('../../index.js', import.meta.url).href })
+    await harness.ctx.plugin(Include, { path: new URL(`./fixtures/${file}`, import.meta.url).href })
+    await t.notThrowsAsync(harness.ctx.loader.await())
+    t.true(logged.some((line) => line.includes(message)), logged.join('\n'))
+    t.is(logged.length, 1, `one message for the one mistake:\n${logged.join('\n')}`)
+    const a = await harness.agent('agent-yml-invalid', [...Array.from({ length: 3 }, () => callTool('grep', { q: 1 })), say('done')])
+    await a.run()
+    t.deepEqual(reminders(a.events(), guardModule.name), [], 'the plugin is not loaded')
   })
-  await harness.ctx.plugin(Loader, { baseUrl: new URL('../../index.js', import.meta.url).href })
-  await harness.ctx.plugin(Include, { path: new URL('./fixtures/quoted-threshold.yml', import.meta.url).href })
-  await t.notThrowsAsync(harness.ctx.loader.await())
-  t.true(logged.some((line) => line.includes('repeat-tool-guard: invalid threshold 3 — every threshold must be an integer >= 2')), logged.join('\n'))
-  const a = await harness.agent('agent-yml-invalid', [...Array.from({ length: 3 }, () => callTool('grep', { q: 1 })), say('done')])
-  await a.run()
-  t.deepEqual(reminders(a.events(), guardModule.name), [], 'the plugin is not loaded')
-})
+}
 
 test('following the README, a new project sees a cordis.yml\'s unknown key and invalid value on stderr', (t) => {
   // The README's Configure section: its code that adds a log exporter and loads the file, run as it stands.
@@ -83,5 +93,5 @@ test('following the README, a new project sees a cordis.yml\'s unknown key and i
   const { stderr: printed, status } = spawnSync(process.execPath, [join(dir, 'app.mjs')], { cwd: dir, encoding: 'utf8', timeout: 60_000 })
   t.is(status, 0, printed)
   t.regex(printed, /^\[warn\] repeat-tool-guard: unknown config key "thresholdz" is ignored \(known keys: thresholds, argumentsPreviewChars, include, /m)
-  t.regex(printed, /^\[error\] repeat-tool-guard: Error: repeat-tool-guard: invalid threshold 3 — every threshold must be an integer >= 2$/m)
+  t.regex(printed, /^\[error\] repeat-tool-guard: Error: repeat-tool-guard: invalid threshold "3" — every threshold must be an integer >= 2 \(a string, not a number: write 3 without quotes\)$/m)
 })

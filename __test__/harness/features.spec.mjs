@@ -165,8 +165,8 @@ test('invalid opt-in configs reject ctx.plugin() with their exact messages', asy
     [{ cycles: { maxPeriod: 1, repeats: 2 } }, 'repeat-tool-guard: invalid cycles.maxPeriod 1 — must be an integer from 2 to 5'],
     [{ cycles: { maxPeriod: 6, repeats: 2 } }, 'repeat-tool-guard: invalid cycles.maxPeriod 6 — must be an integer from 2 to 5'],
     [{ cycles: { maxPeriod: 2, repeats: 1 } }, 'repeat-tool-guard: invalid cycles.repeats 1 — must be an integer >= 2'],
-    [{ sameResultOnly: 'yes' }, 'repeat-tool-guard: `sameResultOnly` must be a boolean, got string'],
-    [{ overrides: [{ tools: 'grep', thresholds: [2] }] }, 'repeat-tool-guard: `overrides[0].tools` must be an array, got string'],
+    [{ sameResultOnly: 'yes' }, 'repeat-tool-guard: `sameResultOnly` must be a boolean, got the string "yes" (YAML 1.2 reads yes as a string: write true or false)'],
+    [{ overrides: [{ tools: 'grep', thresholds: [2] }] }, 'repeat-tool-guard: `overrides[0].tools` must be an array, got the string "grep"'],
     [{ overrides: [{ tools: ['grep'], thresholds: [1] }] }, 'repeat-tool-guard: invalid threshold 1 — every threshold must be an integer >= 2'],
     [{ repeatEvery: 0 }, 'repeat-tool-guard: invalid repeatEvery 0 — must be an integer >= 1'],
   ]

@@ -56,14 +56,14 @@ test('similar: an excluded tool in between is transparent; another tracked tool 
 
 test('invalid ignoreArguments, similar and resume reject ctx.plugin() with their exact messages', async (t) => {
   const cases = [
-    [{ ignoreArguments: {} }, 'repeat-tool-guard: `ignoreArguments` must be an array, got object'],
+    [{ ignoreArguments: {} }, 'repeat-tool-guard: `ignoreArguments` must be an array, got an object'],
     [{ ignoreArguments: [{ tools: ['x'] }] }, 'repeat-tool-guard: `ignoreArguments[0].keys` must be an array, got undefined'],
     [{ ignoreArguments: [{ tools: ['x'], keys: [] }] }, 'repeat-tool-guard: `ignoreArguments[0].keys` must not be empty'],
-    [{ ignoreArguments: [{ tools: ['x'], keys: ['a..b'] }] }, 'repeat-tool-guard: invalid ignoreArguments[0].keys[0] a..b — must be names separated by `.`, none empty (`\\.` is a dot and `\\\\` a backslash within a name)'],
-    [{ similar: true }, 'repeat-tool-guard: `similar` must be an object, got boolean'],
+    [{ ignoreArguments: [{ tools: ['x'], keys: ['a..b'] }] }, 'repeat-tool-guard: invalid ignoreArguments[0].keys[0] "a..b" — must be names separated by `.`, none empty (`\\.` is a dot and `\\\\` a backslash within a name)'],
+    [{ similar: true }, 'repeat-tool-guard: `similar` must be an object, got the boolean true'],
     [{ similar: { minCalls: 1 } }, 'repeat-tool-guard: invalid similar.minCalls 1 — must be an integer >= 2'],
     [{ similar: { similarity: 0 } }, 'repeat-tool-guard: invalid similar.similarity 0 — must be a number greater than 0 and at most 1'],
-    [{ resume: 'yes' }, 'repeat-tool-guard: `resume` must be a boolean, got string'],
+    [{ resume: 'yes' }, 'repeat-tool-guard: `resume` must be a boolean, got the string "yes" (YAML 1.2 reads yes as a string: write true or false)'],
   ]
   for (const [config, message] of cases) {
     const harness = await boot()

@@ -201,17 +201,17 @@ test('every invalid config rejects ctx.plugin() with its exact message', async (
     [{ thresholds: [] }, 'repeat-tool-guard: `thresholds` must not be empty'],
     [{ thresholds: [3, 2.5] }, 'repeat-tool-guard: invalid threshold 2.5 — every threshold must be an integer >= 2'],
     [{ thresholds: [1] }, 'repeat-tool-guard: invalid threshold 1 — every threshold must be an integer >= 2'],
-    [{ thresholds: ['3'] }, 'repeat-tool-guard: invalid threshold 3 — every threshold must be an integer >= 2'],
+    [{ thresholds: ['3'] }, 'repeat-tool-guard: invalid threshold "3" — every threshold must be an integer >= 2 (a string, not a number: write 3 without quotes)'],
     [{ thresholds: [3, 3] }, 'repeat-tool-guard: `thresholds` must not contain duplicates'],
     [{ argumentsPreviewChars: 0 }, 'repeat-tool-guard: invalid argumentsPreviewChars 0 — must be an integer >= 1'],
-    [{ argumentsPreviewChars: '20' }, 'repeat-tool-guard: invalid argumentsPreviewChars 20 — must be an integer >= 1'],
+    [{ argumentsPreviewChars: '20' }, 'repeat-tool-guard: invalid argumentsPreviewChars "20" — must be an integer >= 1 (a string, not a number: write 20 without quotes)'],
     [{ thresholds: null }, 'repeat-tool-guard: `thresholds` must be an array, got null'],
-    [{ include: 'grep' }, 'repeat-tool-guard: `include` must be an array, got string'],
-    [5, 'repeat-tool-guard: the config must be an object, got number'],
-    ['thresholds: [3]', 'repeat-tool-guard: the config must be an object, got string'],
-    [[], 'repeat-tool-guard: the config must be an object, got array'],
-    [[{ thresholds: [3] }], 'repeat-tool-guard: the config must be an object, got array'],
-    [true, 'repeat-tool-guard: the config must be an object, got boolean'],
+    [{ include: 'grep' }, 'repeat-tool-guard: `include` must be an array, got the string "grep"'],
+    [5, 'repeat-tool-guard: the config must be an object, got the number 5'],
+    ['thresholds: [3]', 'repeat-tool-guard: the config must be an object, got the string "thresholds: [3]"'],
+    [[], 'repeat-tool-guard: the config must be an object, got the array []'],
+    [[{ thresholds: [3] }], 'repeat-tool-guard: the config must be an object, got the array [{…}]'],
+    [true, 'repeat-tool-guard: the config must be an object, got the boolean true'],
   ]
   for (const [config, message] of cases) {
     const harness = await boot()
@@ -233,6 +233,16 @@ test('an unknown config key gets one warning naming it and the known keys; the t
   t.deepEqual(ours.reminders.map((r) => r.text), [GENTLE, detailed('grep', 3, '{"q":1}')])
   t.deepEqual(ours.reminders.map((r) => [r.seq, r.text]), theirs.reminders.map((r) => [r.seq, r.text]))
   t.deepEqual(ours.results, theirs.results)
+})
+
+test('a config written as a list gets the one message that it is not an object, no unknown-key warnings', async (t) => {
+  const harness = await boot()
+  const warnings = warningsOf(harness.ctx, guard.name)
+  await t.throwsAsync(() => harness.ctx.plugin(guard, [{ thresholds: [3] }, { exclude: ['todo_write'] }]), {
+    instanceOf: TypeError,
+    message: 'repeat-tool-guard: the config must be an object, got the array [{…}, {…}]',
+  })
+  t.deepEqual(warnings, [])
 })
 
 test('snapshot: the scripted replay pins both reminder tiers in the transcript', async (t) => {

@@ -131,29 +131,30 @@ test('the plugin boots and works in several worker threads at once', async (t) =
 
 test('wrong config types fail ctx.plugin() with the exact message or a TypeError naming the field', async (t) => {
   const harness = await boot()
-  const threshold = (shown) => `repeat-tool-guard: invalid threshold ${shown} — every threshold must be an integer >= 2`
-  const preview = (shown) => `repeat-tool-guard: invalid argumentsPreviewChars ${shown} — must be an integer >= 1`
+  const threshold = (shown, hint = '') => `repeat-tool-guard: invalid threshold ${shown} — every threshold must be an integer >= 2${hint}`
+  const preview = (shown, hint = '') => `repeat-tool-guard: invalid argumentsPreviewChars ${shown} — must be an integer >= 1${hint}`
+  const quoted = (n) => ` (a string, not a number: write ${n} without quotes)`
   const cases = [
-    [{ thresholds: ['3', '5'] }, threshold('3')],
+    [{ thresholds: ['3', '5'] }, threshold('"3"', quoted(3))],
     [{ thresholds: [3, null] }, threshold('null')],
-    [{ thresholds: [{}] }, threshold('[object Object]')],
-    [{ thresholds: [[3]] }, threshold('3')],
+    [{ thresholds: [{}] }, threshold('{…}')],
+    [{ thresholds: [[3]] }, threshold('[3]')],
     [{ thresholds: [true] }, threshold('true')],
-    [{ thresholds: '3,5' }, 'repeat-tool-guard: `thresholds` must be an array, got string', TypeError],
+    [{ thresholds: '3,5' }, 'repeat-tool-guard: `thresholds` must be an array, got the string "3,5"', TypeError],
     [{ thresholds: null }, 'repeat-tool-guard: `thresholds` must be an array, got null', TypeError],
-    [{ thresholds: { 0: 3, length: 1 } }, 'repeat-tool-guard: `thresholds` must be an array, got object', TypeError],
-    [{ thresholds: 3 }, 'repeat-tool-guard: `thresholds` must be an array, got number', TypeError],
-    [{ argumentsPreviewChars: '500' }, preview('500')],
+    [{ thresholds: { 0: 3, length: 1 } }, 'repeat-tool-guard: `thresholds` must be an array, got an object', TypeError],
+    [{ thresholds: 3 }, 'repeat-tool-guard: `thresholds` must be an array, got the number 3', TypeError],
+    [{ argumentsPreviewChars: '500' }, preview('"500"', quoted(500))],
     [{ argumentsPreviewChars: null }, preview('null')],
-    [{ argumentsPreviewChars: {} }, preview('[object Object]')],
-    [{ argumentsPreviewChars: [500] }, preview('500')],
+    [{ argumentsPreviewChars: {} }, preview('{…}')],
+    [{ argumentsPreviewChars: [500] }, preview('[500]')],
     [{ argumentsPreviewChars: true }, preview('true')],
     [{ include: null }, 'repeat-tool-guard: `include` must be an array, got null', TypeError],
-    [{ include: {} }, 'repeat-tool-guard: `include` must be an array, got object', TypeError],
+    [{ include: {} }, 'repeat-tool-guard: `include` must be an array, got an object', TypeError],
     [{ include: [null] }, 'repeat-tool-guard: `include[0]` must be a string, got null', TypeError],
-    [{ exclude: 'todo_write' }, 'repeat-tool-guard: `exclude` must be an array, got string', TypeError],
-    [{ exclude: ['a', {}] }, 'repeat-tool-guard: `exclude[1]` must be a string, got object', TypeError],
-    [{ exclude: [['a']] }, 'repeat-tool-guard: `exclude[0]` must be a string, got array', TypeError],
+    [{ exclude: 'todo_write' }, 'repeat-tool-guard: `exclude` must be an array, got the string "todo_write"', TypeError],
+    [{ exclude: ['a', {}] }, 'repeat-tool-guard: `exclude[1]` must be a string, got an object', TypeError],
+    [{ exclude: [['a']] }, 'repeat-tool-guard: `exclude[0]` must be a string, got the array ["a"]', TypeError],
   ]
   for (const [config, message, type = Error] of cases) {
     const error = await t.throwsAsync(() => harness.ctx.plugin(guard, config), { message }, JSON.stringify(config))

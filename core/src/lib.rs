@@ -62,9 +62,9 @@ mod value;
 // What the binding, the integration tests and the fuzz targets use.
 pub use canonical::{canonicalize_json, write_string_literal, Sink};
 pub use compare::bytes_equal;
-pub use config::{GuardConfig, RawValue};
+pub use config::{GuardConfig, RawValue, SHOWN_ITEMS};
 pub use digest::call_key;
-pub use error::{CanonicalError, ConfigError};
+pub use error::{CanonicalError, ConfigError, Hint};
 pub use form::{push_string, read_string, tag, FormStr};
 pub use guard::{Call, Guard};
 pub use key::CallKey;

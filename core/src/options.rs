@@ -8,7 +8,7 @@
 
 use crate::config::{self, GuardConfig, RawValue, DEFAULT_PREVIEW_CHARS};
 use crate::cycles::CycleConfig;
-use crate::error::ConfigError;
+use crate::error::{ConfigError, Hint};
 use crate::ignore::{IgnoreEntry, IgnoreRules, KeyPath};
 use crate::overrides::{Override, Overrides};
 use crate::similar::{SimilarConfig, DEFAULT_MIN_CALLS, DEFAULT_SIMILARITY};
@@ -35,21 +35,23 @@ pub struct OptionSpec {
     pub default: &'static str,
     /// One line for the README, the schema's description and the `Config` interface.
     pub doc: &'static str,
-    /// The errors a bad value gets, with `<v>`, `<type>`, `<i>` for the parts that vary.
+    /// The errors a bad value gets, with `<v>`, `<found>`, `<i>` for the parts that vary.
     pub errors: fn() -> Vec<ConfigError>,
     /// Checks the value and sets its field of the config.
     pub apply: fn(&RawValue, &mut GuardConfig) -> Result<(), ConfigError>,
 }
 
-/// The placeholders the documented errors carry.
+/// The placeholders the documented errors carry: the value as written, and
+/// what was found (its kind and value).
 const V: &str = "<v>";
-const TYPE: &str = "<type>";
+const FOUND: &str = "<found>";
 
 fn doc_wrong(field: &str, expected: &'static str) -> ConfigError {
     ConfigError::WrongType {
         field: field.to_owned(),
         expected,
-        got: TYPE.to_owned(),
+        got: FOUND.to_owned(),
+        hint: Hint::default(),
     }
 }
 
@@ -58,6 +60,7 @@ fn doc_invalid(what: &str, rule: &'static str) -> ConfigError {
         what: what.to_owned(),
         shown: V.to_owned(),
         rule,
+        hint: Hint::default(),
     }
 }
 
@@ -242,10 +245,8 @@ pub const OPTIONS: &[OptionSpec] = &[
                     .iter()
                     .enumerate()
                     .map(|(j, text)| {
-                        KeyPath::parse(text).ok_or_else(|| ConfigError::Invalid {
-                            what: format!("{field}[{j}]"),
-                            shown: String::from_utf16_lossy(text),
-                            rule: KEY_PATH_RULE,
+                        KeyPath::parse(text).ok_or_else(|| {
+                            config::invalid(&format!("{field}[{j}]"), &RawValue::String(text.clone()), KEY_PATH_RULE)
                         })
                     })
                     .collect::<Result<_, _>>()?;

@@ -7,7 +7,7 @@
 
 use std::fmt::Write;
 
-use repeat_tool_guard_core::{ConfigError, GuardConfig, RawConfig, RawValue, Shape, OPTIONS};
+use repeat_tool_guard_core::{ConfigError, GuardConfig, Hint, RawConfig, RawValue, Shape, OPTIONS};
 
 /// A file of the package, from the repository's root.
 fn path(file: &str) -> String {
@@ -135,20 +135,25 @@ fn the_configuration_doc_tables_every_option_with_its_errors() {
 
 /// Values of every kind the binding can pass, nested where a shape has fields.
 fn bad_values(shape: Shape) -> Vec<RawValue> {
-    let other = |kind: &str| RawValue::Other {
-        shown: kind.to_owned(),
+    let other = |kind: &str, written: &str| RawValue::Other {
         kind: kind.to_owned(),
+        written: written.to_owned(),
     };
     let scalars = vec![
-        other("null"),
+        RawValue::Null,
         RawValue::Number(0.0),
         RawValue::Number(1.5),
         RawValue::Number(-1.0),
         RawValue::Number(f64::NAN),
         RawValue::string(""),
         RawValue::string("a..b"),
+        // Strings YAML leaves where a number or a boolean belongs: their messages carry a hint.
+        RawValue::string("3"),
+        RawValue::string("yes"),
         RawValue::Bool(true),
         RawValue::Object(Vec::new()),
+        other("function", "function"),
+        other("bigint", "3n"),
     ];
     let mut values = scalars.clone();
     values.push(RawValue::List(Vec::new()));
@@ -214,7 +219,8 @@ fn bad_values(shape: Shape) -> Vec<RawValue> {
     }
 }
 
-/// An error as documented: the parts that vary replaced by their placeholders.
+/// An error as documented: the parts that vary replaced by their placeholders,
+/// without the hint some values add.
 fn documented(error: &ConfigError) -> ConfigError {
     let indices = |field: &str| {
         let mut out = String::new();
@@ -234,12 +240,14 @@ fn documented(error: &ConfigError) -> ConfigError {
         } => ConfigError::WrongType {
             field: indices(field),
             expected,
-            got: "<type>".into(),
+            got: "<found>".into(),
+            hint: Hint::default(),
         },
         ConfigError::Invalid { what, rule, .. } => ConfigError::Invalid {
             what: indices(what),
             shown: "<v>".into(),
             rule,
+            hint: Hint::default(),
         },
         ConfigError::Empty(field) => ConfigError::Empty(indices(field)),
         ConfigError::Duplicates(field) => ConfigError::Duplicates(indices(field)),

@@ -1,9 +1,7 @@
 // Robustness for callers of the class API and canonicalize: hostile arguments, values
 // outside JSON, lifecycle and memory, worker threads, config types. Runs on Node 20 (and 22).
-// The heaviest checks run in a child process each (robustness/heavy.mjs), to measure RSS cleanly.
-import { spawn } from 'node:child_process'
+// The heaviest checks are in robustness-heavy.spec.mjs.
 import { createRequire } from 'node:module'
-import { fileURLToPath } from 'node:url'
 import { Worker } from 'node:worker_threads'
 import test from 'ava'
 import { RepeatToolGuard, canonicalize } from '../index.js'
@@ -33,23 +31,6 @@ function wrapText(inner, depth) {
     close.push(i % 2 === 0 ? `,${i}]` : ',"z":1}')
   }
   return `${open.reverse().join('')}${inner}${close.join('')}`
-}
-
-/** Runs `robustness/heavy.mjs CASE` in its own Node process and returns what it printed. */
-function heavy(which) {
-  const script = fileURLToPath(new URL('./robustness/heavy.mjs', import.meta.url))
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--expose-gc', script, which], { stdio: ['ignore', 'pipe', 'pipe'] })
-    let out = ''
-    let err = ''
-    child.stdout.on('data', (chunk) => { out += chunk })
-    child.stderr.on('data', (chunk) => { err += chunk })
-    child.on('error', reject)
-    child.on('close', (code, signal) => {
-      if (code === 0) resolve(JSON.parse(out))
-      else reject(new Error(`heavy.mjs ${which} exited with ${code ?? signal}: ${err.slice(-2000)}`))
-    })
-  })
 }
 
 // ---- 2. Hostile arguments -------------------------------------------------------------------
@@ -107,23 +88,6 @@ test('crossing V8\'s depth limit changes nothing: random trap-laden values 8,000
     if (canonicalize(wrap(inner, depth)) !== text) return t.fail(`mismatch at depth ${depth} for ${oracleCanonicalize(inner)}`)
   }
   t.pass()
-})
-
-test('heavy: a 64 MB string is byte-identical to V8\'s and counted, as a value and as raw text (own process)', async (t) => {
-  const got = await heavy('string64')
-  t.log(`64 MB string: ${got.ms} ms`)
-  t.is(got.length, 64 * 1024 * 1024)
-  t.true(got.identical, 'canonicalize({ s }) equals V8\'s text of the sorted copy')
-  t.true(got.rawIdentical, 'canonicalize(s) equals JSON.stringify(s)')
-  t.deepEqual(got.reminders, [null, null, [3, 'gentle']])
-})
-
-test('heavy: an object of 1,000,000 keys is byte-identical to V8\'s and counted (own process)', async (t) => {
-  const got = await heavy('keys1m')
-  t.log(`1,000,000 keys: ${got.ms} ms`)
-  t.is(got.keys, 1_000_000)
-  t.true(got.identical)
-  t.deepEqual(got.reminders, [null, [2, 'gentle']])
 })
 
 test('every UTF-16 code unit, control characters and lone surrogates included, as value, key and raw text', (t) => {
@@ -300,18 +264,6 @@ test('resetting or disposing an unknown id does nothing', (t) => {
   guard.dispose('a')
   guard.dispose('a')
   t.is(guard.agentCount, 0)
-})
-
-test('heavy: a million agents observed and disposed leave agentCount at 0 and RSS flat; dropped guards free theirs (own process)', async (t) => {
-  const got = await heavy('agents1m')
-  t.log(`1,000,000 agents twice: ${got.ms} ms; RSS ${got.rounds.map((r) => r.rss.toFixed(1)).join(' → ')} MB; 20,000 guards: ${got.guardsGrowth.toFixed(1)} MB`)
-  for (const round of got.rounds) {
-    t.is(round.peak, 1_000_000)
-    t.is(round.after, 0)
-    t.is(round.reminders, 10_000)
-  }
-  t.true(got.agentsGrowth < 32, `RSS grew ${got.agentsGrowth.toFixed(1)} MB over the second million agents`)
-  t.true(got.guardsGrowth < 32, `RSS grew ${got.guardsGrowth.toFixed(1)} MB over 20,000 dropped guards`)
 })
 
 // ---- 6. Threads -----------------------------------------------------------------------------

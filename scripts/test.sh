@@ -31,7 +31,6 @@ cd "$(dirname "$0")/.."
 NODE_HOST="${npm_node_execpath:-$(command -v node)}"
 NODE_HARNESS="${TEST_HARNESS_NODE:-$PWD/node_modules/node22/bin/node}"
 NODE_EXTRA="${TEST_EXTRA_NODE:-$PWD/node_modules/node26/bin/node}"
-AVA="$PWD/node_modules/ava/entrypoints/cli.mjs"
 log=$(mktemp -d)
 passed=0
 failed=0
@@ -59,6 +58,35 @@ WASI_ONLY=
 case ${NAPI_RS_FORCE_WASI:-} in 1 | true | error) WASI_ONLY=1 ;; esac
 skipped=0
 
+# The background lane: the short fuzz run (one core) and then the WASI build run beside the first
+# stages, each into a log that its stage prints when the run reaches it (fuzz_stage, wasi_stages).
+# "$log/NAME.done" holds its exit status once it has ended.
+lane() {
+  local name=$1; shift
+  "$@" >"$log/$name" 2>&1
+  echo $? >"$log/$name.done"
+}
+# collect NAME: waits for a lane step to end and prints its log; sets $lane_status.
+collect() {
+  local since=$SECONDS
+  while [ ! -e "$log/$1.done" ]; do
+    if ! kill -0 "$lane_pid" 2>/dev/null && [ ! -e "$log/$1.done" ]; then echo 99 >"$log/$1.done"; break; fi
+    sleep 1
+  done
+  cat "$log/$1"
+  lane_status=$(cat "$log/$1.done")
+  echo "(ran in the background; waited $((SECONDS - since)) s for it here)"
+}
+WASI_LANE=
+[ -z "$WASI_ONLY" ] && [ "${TEST_WASI:-}" != skip ] && WASI_LANE=1
+if [ -z "$WASI_ONLY" ]; then
+  (
+    lane fuzz bash scripts/fuzz.sh "${FUZZ_SECONDS:-25}"
+    [ -z "$WASI_LANE" ] || lane wasi-build bash scripts/build-all.sh wasm32-wasip1-threads
+  ) &
+  lane_pid=$!
+fi
+
 if [ -z "$WASI_ONLY" ]; then
 # cargo test prints "test result: ok. N passed; M failed; ..." per test binary.
 stage "cargo test (core; compiles the tests first)"
@@ -68,29 +96,36 @@ read -r p f < <(awk '/^test result:/ { for (i = 1; i <= NF; i++) { if ($(i) ~ /^
 passed=$((passed + p)); failed=$((failed + f))
 if [ "$cargo_status" -ne 0 ] && [ "$f" -eq 0 ]; then failed=$((failed + 1)); fi
 stage_done
-
-# A short fuzz run (FUZZ_SECONDS per target, 25 by default: 50 s in all, plus the first build): one
-# "ok: fuzz" or "not ok: fuzz" line per target, or one "skip: fuzz" line saying what to install
-# (the nightly toolchain or cargo-fuzz; .ci/run installs both), which counts as neither.
-stage "cargo fuzz (short run, ${FUZZ_SECONDS:-25} s per target)"
-bash scripts/fuzz.sh "${FUZZ_SECONDS:-25}" 2>&1 | tee "$log/fuzz"
-fuzz_status=${PIPESTATUS[0]}
-p=$(grep -cE '^ok: fuzz' "$log/fuzz")
-f=$(grep -cE '^not ok: fuzz' "$log/fuzz")
-skipped=$(grep -cE '^skip: fuzz' "$log/fuzz")
-passed=$((passed + p)); failed=$((failed + f))
-# Any other exit, or an exit without its line, is a failure of the step itself.
-case $fuzz_status in
-  0) [ "$p" -gt 0 ] || failed=$((failed + 1)) ;;
-  1) [ "$f" -gt 0 ] || failed=$((failed + 1)) ;;
-  2) [ "$skipped" -gt 0 ] || failed=$((failed + 1)) ;;
-  *) failed=$((failed + 1)) ;;
-esac
-stage_done
 fi
 
-# ava's TAP reporter prints "ok N - title" / "not ok N - title" per test; a skipped or todo test is
-# "ok N - title # SKIP" / "# TODO" and counts as neither.
+# A short fuzz run (FUZZ_SECONDS per target, 25 by default: 50 s in all, plus the first build), in
+# the background lane: one "ok: fuzz" or "not ok: fuzz" line per target, or one "skip: fuzz" line
+# saying what to install (the nightly toolchain or cargo-fuzz; .ci/run installs both), which counts
+# as neither.
+fuzz_stage() {
+  stage "cargo fuzz (short run, ${FUZZ_SECONDS:-25} s per target)"
+  collect fuzz
+  local p f
+  p=$(grep -cE '^ok: fuzz' "$log/fuzz")
+  f=$(grep -cE '^not ok: fuzz' "$log/fuzz")
+  skipped=$(grep -cE '^skip: fuzz' "$log/fuzz")
+  passed=$((passed + p)); failed=$((failed + f))
+  # Any other exit, or an exit without its line, is a failure of the step itself.
+  case $lane_status in
+    0) [ "$p" -gt 0 ] || failed=$((failed + 1)) ;;
+    1) [ "$f" -gt 0 ] || failed=$((failed + 1)) ;;
+    2) [ "$skipped" -gt 0 ] || failed=$((failed + 1)) ;;
+    *) echo "not ok: fuzz ended with status $lane_status"; failed=$((failed + 1)) ;;
+  esac
+  stage_done
+}
+
+# ava (through scripts/ava.mjs, which keeps its TAP reporter from dying on a timeout or a
+# process.exit() and names the test file of any other reporter error) prints "ok N - title" /
+# "not ok N - title" per test; a skipped or todo test is "ok N - title # SKIP" / "# TODO" and counts
+# as neither. The stream ends with a plan line "1..N" and "# fail N". A stage is also failed when that
+# plan line is missing (the runner or its reporter died: the files that reported no test are named),
+# when ava counted more failures than it named, or when ava exited non-zero without naming one.
 runs=0
 run_ava() {
   local name=$1 node=$2; shift 2
@@ -98,13 +133,28 @@ run_ava() {
   runs=$((runs + 1))
   file="$log/ava-$runs"
   stage "ava: $name on Node $("$node" --version)"
-  "$node" "$AVA" --tap "$@" 2>&1 | tee "$file"
+  "$node" scripts/ava.mjs --tap --timeout=10m "$@" 2>&1 | tee "$file"
   local status=${PIPESTATUS[0]}
-  local p f
+  local p f counted spec silent=()
   p=$(grep -E '^ok [0-9]+' "$file" | grep -cvE '# (SKIP|TODO)')
   f=$(grep -cE '^not ok [0-9]+' "$file")
+  counted=$(awk '/^# fail [0-9]+$/ { n = $3 } END { print n + 0 }' "$file")
   passed=$((passed + p)); failed=$((failed + f))
-  if [ "$status" -ne 0 ] && [ "$f" -eq 0 ]; then failed=$((failed + 1)); fi
+  if ! grep -qE '^1\.\.[0-9]+$' "$file"; then
+    # ava prefixes titles with the file's name (without .spec.mjs) when it runs several files.
+    for spec in "$@"; do
+      case $spec in -*) continue ;; esac
+      grep -qE "^(not )?ok [0-9]+ - $(basename "$spec" .spec.mjs) › " "$file" || silent+=("$spec")
+    done
+    echo "not ok: $stage_name: ava ended (status $status) before its summary: its runner or reporter died; files that reported no test: ${silent[*]:-none}"
+    failed=$((failed + 1))
+  elif [ "$counted" -gt "$f" ]; then
+    echo "not ok: $stage_name: ava counted $counted failures and named $f (see its output above)"
+    failed=$((failed + counted - f))
+  elif [ "$status" -ne 0 ] && [ "$f" -eq 0 ]; then
+    echo "not ok: $stage_name: ava exited with status $status without naming a failure"
+    failed=$((failed + 1))
+  fi
   stage_done
 }
 # missing WHAT NODE VARIABLE: a Node that is not there is a failure (the node22 and node26
@@ -124,31 +174,70 @@ if [ "$NODE_HARNESS" != skip ] && [ ! -x "$NODE_HARNESS" ]; then
   NODE_HARNESS=skip
 fi
 
+# Which suites run where (docs/TESTING.md says why). Every suite runs on the native build on the
+# Node that runs npm (the addon suites) or the harness Node (the harness suites). The further Node
+# repeats the suites whose code depends on the Node it runs on, and the WASI build the suites that
+# go through the binding; these lists name the suites each leaves out.
+# - build, robustness-heavy: the build and pack scripts use no binding; the heavy cases check bounds
+#   of the Rust core that are the same code on every build and Node.
+# - missing-binary, replay-loading, replay: the loader's messages and the replay command's reading,
+#   JavaScript that loads no other build (the WASI loader's own part is wasi.spec and the WASI install).
+# - demo, cordis-yml, replay*: the demo script, the loader reading a cordis.yml, and the replay
+#   command with its report, which the browser renders (replay-html).
+NOT_ON_EXTRA_NODE=(build robustness-heavy)
+NOT_ON_EXTRA_NODE_HARNESS=(demo replay-html)
+NOT_ON_WASI=(build robustness-heavy missing-binary replay-loading replay)
+NOT_ON_WASI_HARNESS=(demo cordis-yml replay replay-cli replay-html)
+
+# specs DIR NAME...: the spec files in DIR but those named (without .spec.mjs).
+specs() {
+  local dir=$1 spec; shift
+  for spec in "$dir"/*.spec.mjs; do
+    case " $* " in *" $(basename "$spec" .spec.mjs) "*) ;; *) echo "$spec" ;; esac
+  done
+}
+
 # suites LABEL EXTRA INSTALL_GLOB: the addon suites on the host's Node (and on the further Node
 # when EXTRA is "extra"), the harness suites on the harness Node (likewise), the install suites.
+# LABEL " (WASI)" selects the WASI lists.
 suites() {
-  local label=$1 extra=$2 install=$3
-  run_ava "addon$label" "$NODE_HOST" --timeout=2m '__test__/*.spec.mjs'
+  local label=$1 extra=$2 install=$3 addon harness
+  if [ -n "$label" ]; then
+    mapfile -t addon < <(specs __test__ "${NOT_ON_WASI[@]}")
+    mapfile -t harness < <(specs __test__/harness "${NOT_ON_WASI_HARNESS[@]}")
+  else
+    mapfile -t addon < <(specs __test__)
+    mapfile -t harness < <(specs __test__/harness)
+  fi
+  run_ava "addon$label" "$NODE_HOST" "${addon[@]}"
   if [ "$extra" = extra ] && [ "$NODE_EXTRA" != skip ]; then
-    run_ava "addon$label" "$NODE_EXTRA" --timeout=2m '__test__/*.spec.mjs'
+    [ -n "$label" ] || mapfile -t addon < <(specs __test__ "${NOT_ON_EXTRA_NODE[@]}")
+    run_ava "addon$label" "$NODE_EXTRA" "${addon[@]}"
   elif [ "$extra" = extra ]; then
     echo "== addon and harness suites$label on a further Node skipped (TEST_EXTRA_NODE=skip)"
   fi
   if [ "$NODE_HARNESS" = skip ]; then
     echo "== harness suites$label skipped (TEST_HARNESS_NODE=skip): they need Node >= 22.19"
   else
-    run_ava "harness$label" "$NODE_HARNESS" --timeout=5m '__test__/harness/*.spec.mjs'
+    run_ava "harness$label" "$NODE_HARNESS" "${harness[@]}"
   fi
   if [ "$extra" = extra ] && [ "$NODE_EXTRA" != skip ]; then
-    run_ava "harness$label" "$NODE_EXTRA" --timeout=5m '__test__/harness/*.spec.mjs'
+    [ -n "$label" ] || mapfile -t harness < <(specs __test__/harness "${NOT_ON_EXTRA_NODE_HARNESS[@]}")
+    run_ava "harness$label" "$NODE_EXTRA" "${harness[@]}"
   fi
-  TEST_HARNESS_NODE="$NODE_HARNESS" run_ava "install$label" "$NODE_HOST" --timeout=10m "$install"
+  TEST_HARNESS_NODE="$NODE_HARNESS" run_ava "install$label" "$NODE_HOST" $install
 }
 
 # The WASI stages; EXTRA as for suites.
 wasi_stages() {
   stage "build the WASI binary (scripts/build-all.sh wasm32-wasip1-threads)"
-  if bash scripts/build-all.sh wasm32-wasip1-threads; then
+  if [ -n "$WASI_LANE" ]; then
+    collect wasi-build
+  else
+    bash scripts/build-all.sh wasm32-wasip1-threads
+    lane_status=$?
+  fi
+  if [ "$lane_status" -eq 0 ]; then
     # Where a checkout's loader finds the WASI build: beside binding.cjs.
     cp npm/wasm32-wasi/repeat-tool-guard.wasi.cjs npm/wasm32-wasi/repeat-tool-guard.wasm32-wasi.wasm npm/wasm32-wasi/wasi-worker.mjs .
     echo "ok: the WASI binary is built and checked"
@@ -188,6 +277,7 @@ if [ -n "$WASI_ONLY" ]; then
 else
   suites "" extra '__test__/install/*.spec.mjs'
   soak_stage
+  fuzz_stage
   if [ "${TEST_WASI:-}" = skip ]; then
     echo "== WASI stages skipped (TEST_WASI=skip)"
   else

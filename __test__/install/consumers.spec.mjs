@@ -5,7 +5,9 @@
 // checks compare the package's results and errors with the runner's own strict equality,
 // `toThrow(TypeError)` and `instanceof`, in the test's realm. The class checks run on this Node
 // wherever the runner supports it, everything (the rc.8 agent loop too) on the harness Node
-// (TEST_HARNESS_NODE). Each runner's project is installed once, all of them at the same time.
+// (TEST_HARNESS_NODE). vitest's pools are the same code in 4 and 5, so each line runs them on one
+// Node: 4.1 on this Node (Node 20 in npm test, the one vitest 5 does not support), 5.1 on the
+// harness Node. Each runner's project is installed once, all of them at the same time.
 import { execFile } from 'node:child_process'
 import { copyFileSync, existsSync, readFileSync } from 'node:fs'
 import { availableParallelism } from 'node:os'
@@ -63,11 +65,12 @@ function readTap({ stdout }) {
 // its packages at exact versions, the Node versions its engines allow, and its variants (vitest's
 // pools), each a command line for `node`.
 const runners = [
-  ...[['4.1.12', '8.3.8', [[20, 19], [22, 12], [24, 0]]], ['5.1.2', '8.4.0', [[22, 12], [24, 0], [26, 0]]]].map(([version, vite, engines]) => ({
+  ...[['4.1.12', '8.3.8', [[20, 19], [22, 12], [24, 0]], 'host'], ['5.1.2', '8.4.0', [[22, 12], [24, 0], [26, 0]], 'harness']].map(([version, vite, engines, only]) => ({
     name: `vitest ${version}`,
     dependencies: { vitest: version, vite },
     files: ['vitest.config.mjs', 'vitest.test.mjs', 'dispose.mjs'],
     engines,
+    only,
     variants: ['forks', 'threads', 'vmThreads', 'vmForks'].map((pool) => ({
       label: pool,
       args: (report) => ['node_modules/vitest/vitest.mjs', 'run', `--pool=${pool}`, '--reporter=json', `--outputFile=${report}`],
@@ -104,10 +107,14 @@ const runners = [
 ]
 
 // This Node, and the harness Node when it is another version.
-const nodes = [{ path: process.execPath, version: process.versions.node }]
+// Its roles: `host` (the Node that runs this suite) and `harness` (TEST_HARNESS_NODE), one Node or two.
+const nodes = [{ path: process.execPath, version: process.versions.node, roles: ['host', 'harness'] }]
 if (harnessNode) {
   const version = run(harnessNode, ['-p', 'process.versions.node']).trim()
-  if (version !== process.versions.node) nodes.push({ path: harnessNode, version })
+  if (version !== process.versions.node) {
+    nodes[0].roles = ['host']
+    nodes.push({ path: harnessNode, version, roles: ['harness'] })
+  }
 } else {
   console.log('# consumers: no Node >= 22.19 for the harness (TEST_HARNESS_NODE), so no rc.8 loop and no runner on Node 22 here')
 }
@@ -168,6 +175,7 @@ function runNode(node, args, cwd) {
 
 for (const runner of runners) {
   for (const node of nodes) {
+    if (runner.only && !node.roles.includes(runner.only)) continue
     if (!supports(runner.engines, node.version)) {
       console.log(`# consumers: ${runner.name} does not support Node ${node.version} (its engines), so it does not run there`)
       continue

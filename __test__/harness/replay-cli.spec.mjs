@@ -129,16 +129,21 @@ test('an unknown config key is warned about, as the plugin does', async (t) => {
   t.regex(stderr, /^replay: warning: .*typo\.yml: unknown config key "thresholdz" is ignored/)
 })
 
-test('progress: plain lines when stderr is no TTY, a bar on a TTY, nothing under --json', async (t) => {
+test('progress: plain lines when stderr is no TTY, a bar on a TTY, nothing under --json; the torn log is warned about', async (t) => {
+  const torn = `replay: warning: ${join(logs, '_no-cwd', 'looper', 'session.jsonl')}: its last record is incomplete (a write cut short?); the replay ends at its last complete event, seq 218\n`
   const plain = await command(['replay', logs])
-  t.regex(plain.stderr, /^replay: 5\/5 logs, [\d.]+\/[\d.]+ MB\n$/)
+  t.is(plain.stderr.replace(/replay: 5\/5 logs, [\d.]+\/[\d.]+ MB\n$/, ''), torn)
   const tty = await inProcess(['replay', logs], { tty: true })
   const ESC = '\x1b'
-  t.regex(tty.stderr, new RegExp(`^(\\r\\[[#.]{30}\\] \\d/5 logs, [\\d.]+/[\\d.]+ MB${ESC}\\[K)+\\r${ESC}\\[K$`))
-  t.true(tty.stderr.includes('] 5/5 logs'))
+  const frames = tty.stderr.split(`\r${ESC}[K${torn}`)
+  t.is(frames.length, 2, 'the bar is cleared for the warning')
+  for (const part of frames) t.regex(part, new RegExp(`^(\\r\\[[#.]{30}\\] \\d/5 logs, [\\d.]+/[\\d.]+ MB${ESC}\\[K)*(\\r${ESC}\\[K)?$`))
+  t.regex(tty.stderr, new RegExp(`\\] 5/5 logs, [\\d.]+/[\\d.]+ MB${ESC}\\[K\\r${ESC}\\[K$`), 'the bar ends full, then is cleared')
   const json = await command(['replay', logs, '--json'])
   t.is(json.stderr, '')
-  t.is(JSON.parse(json.stdout).sessions.length, 5)
+  const report = JSON.parse(json.stdout)
+  t.is(report.sessions.length, 5)
+  t.deepEqual(report.warnings, [{ message: torn.slice('replay: warning: '.length, -1) }], 'under --json the warning is in the report')
 })
 
 test('the text report lists each session\'s reminders, the run lengths and the totals', async (t) => {
@@ -147,7 +152,7 @@ test('the text report lists each session\'s reminders, the run lengths and the t
   t.regex(stdout, /resumed .*\n.*\n +\d+ +2:2\.\d+ +probe +gentle +3 /, 'a resumed lifecycle is marked')
   t.regex(stdout, /Runs of identical consecutive calls \(defaults: thresholds 3, 5, 8\)\n {2}tool +calls +runs +max +>=3 +>=5 +>=8\n/)
   t.regex(stdout, /\n {2}grep +17 +8 +6 +2 +2 +0\n/)
-  t.regex(stdout, /Totals \(defaults\): 5 sessions, 57 calls, 11 reminders \(8 gentle, 3 detailed, 0 cycle\)\n$/)
+  t.regex(stdout, /Totals \(defaults\): 5 sessions, 57 calls, 11 reminders \(8 gentle, 3 detailed, 0 cycle, 0 similar\)\n$/)
 })
 
 test('--compare shows, per session, the reminders the second config adds and removes', async (t) => {

@@ -21,14 +21,14 @@ const unknownKeys = (config) => Object.keys(config).filter((key) => !KNOWN_KEYS.
 export const EXIT = { ok: 0, input: 1, usage: 2, output: 3 }
 
 /** Progress on stderr: a bar redrawn in place on a TTY, a plain line every second otherwise; it moves within a file too. */
-function progress(stderr, total, totalBytes) {
+function progress(stderr, total, totalBytes, clock) {
   const tty = stderr.isTTY === true
   // The first line comes after a second (or at the end): a short run prints one.
-  let last = Date.now()
+  let last = clock()
   const mb = (bytes) => (bytes / 1e6).toFixed(1)
   return {
     update(done, bytes) {
-      const now = Date.now()
+      const now = clock()
       if (!tty && now - last < 1000 && done < total) return
       if (tty && now - last < 50 && done < total) return
       last = now
@@ -54,6 +54,7 @@ async function unwritable(path) {
     await access(path, constants.W_OK)
     return undefined
   } catch (error) {
+    if (error.code === 'ENOTDIR') return `${dirname(path)} is not a directory`
     if (error.code !== 'ENOENT') return error.message
   }
   try {
@@ -80,8 +81,8 @@ async function replayRun(replay, run, { file, reader, outcomeField }) {
   return sessionSummary(file, run, replayed.finish(), outcomeField)
 }
 
-/** Runs the command with `argv` (the arguments after the program); returns its exit code. */
-export async function main(argv, { stdout, stderr }) {
+/** Runs the command with `argv` (the arguments after the program); returns its exit code. `now` is the progress bar's clock. */
+export async function main(argv, { stdout, stderr, now = Date.now }) {
   let command
   try {
     command = await parseCommand(argv)
@@ -142,7 +143,7 @@ export async function main(argv, { stdout, stderr }) {
   const reader = new SessionReader()
   const sessions = []
   const totalBytes = logs.reduce((sum, log) => sum + log.bytes, 0)
-  bar = command.json ? null : progress(stderr, logs.length, totalBytes)
+  bar = command.json ? null : progress(stderr, logs.length, totalBytes, now)
   let bytes = 0
   for (const [i, log] of logs.entries()) {
     const options = { format: command.format, reader, warn, fail, onBytes: (read) => bar?.update(i, bytes + read) }

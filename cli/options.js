@@ -80,7 +80,7 @@ export async function parseCommand(argv) {
 /** The message for an unknown option (parseArgs names it in `message`), with the option meant when one is near. */
 function unknownOption(message) {
   const given = /'([^']*)'/.exec(message)?.[1] ?? ''
-  const name = given.replace(/^-+/, '').split('=')[0]
+  const name = given.replace(/^-+/, '').split('=')[0].toLowerCase()
   const names = Object.keys(OPTIONS)
   const near = names
     .map((option) => ({ option, distance: option.startsWith(name) && name.length >= 2 ? 0 : editDistance(name, option) }))

@@ -1,6 +1,7 @@
-// The replay command as people use it: --help, its options and their errors, exit codes, config
-// files (a cordis.yml entry or a bare config), progress on stderr (a bar on a TTY, plain lines
-// otherwise, nothing under --json), --compare, and a malformed record named by file and line.
+// The replay command as people use it: --help, its options and their errors (a mistyped option
+// answered with the one meant), exit codes, config files (a cordis.yml entry or a bare config),
+// progress on stderr (a bar on a TTY, plain lines otherwise, nothing under --json), --compare and
+// its legend, an --html path that cannot be written, and a malformed record named by file and line.
 // The logs are recorded once with the real deepseek-harness 0.1.0-rc.8 loop. Node >= 22.19.
 import test from 'ava'
 import { execFile } from 'node:child_process'
@@ -60,6 +61,28 @@ test('usage errors exit 2 with a pointer to --help', async (t) => {
     t.is(code, EXIT.usage, args.join(' '))
     t.is(stdout, '')
     t.regex(stderr, /^replay: .+\nRun dsh-repeat-tool-guard --help for the options\.\n$/, args.join(' '))
+  }
+})
+
+test('a mistyped option is answered with the option meant', async (t) => {
+  const help = 'Run dsh-repeat-tool-guard --help for the options.\n'
+  for (const [given, meant] of [['--thresold', '--thresholds'], ['--jsn', '--json'], ['--outcome-feild', '--outcome-field'], ['--comp', '--compare'], ['--HTML', '--html']]) {
+    const { code, stdout, stderr } = await command(['replay', logs, given, 'x'])
+    t.is(code, EXIT.usage, given)
+    t.is(stdout, '')
+    t.is(stderr, `replay: unknown option ${given} (did you mean ${meant}?)\n${help}`)
+  }
+  const far = await command(['replay', logs, '--frobnicate'])
+  t.is(far.stderr, `replay: unknown option --frobnicate (the options are --config, --thresholds, --compare, --format, --outcome-field, --json, --html, --help)\n${help}`)
+})
+
+test('--html to a path that cannot be written is refused before anything is read, with its own exit code', async (t) => {
+  const missing = join(dir, 'no-such-dir')
+  for (const [path, why] of [[join(missing, 'r.html'), `no such directory: ${missing}`], [dir, 'it is a directory'], [join(CORDIS_YML, 'r.html'), `${CORDIS_YML} is not a directory`]]) {
+    const { code, stdout, stderr } = await command(['replay', logs, '--html', path])
+    t.is(code, EXIT.output, path)
+    t.is(stdout, '', 'nothing was replayed')
+    t.is(stderr, `replay: cannot write the HTML report to ${path}: ${why}\n`)
   }
 })
 
@@ -159,6 +182,7 @@ test('--compare shows, per session, the reminders the second config adds and rem
   const other = join(dir, 'other.yml')
   await writeFile(other, 'thresholds: [4]\n')
   const { stdout } = await inProcess(['replay', logs, '--compare', other])
+  t.true(stdout.startsWith(`+ a reminder ${other} adds, - one it removes (against defaults)\n\n`), 'a legend says what + and - mean')
   const parent = stdout.slice(stdout.indexOf('parent  '))
   t.regex(parent, /^parent .*\n {2}defaults: 2 reminders; {2}.*other\.yml: 0 reminders\n/)
   t.regex(parent, /\n {2}- +34 +1\.3 +read +gentle +3 /)

@@ -75,7 +75,8 @@ export function harnessRun(path, header, rest, { session, lines, warn }) {
     }
     if (lines.cutShort || torn || issue !== undefined) {
       const how = lines.cutShort ?? (torn ? 'its last record is incomplete' : `line ${issue.line} is no complete record`)
-      warn(`${path}: ${how} (a write cut short?); the replay ends at its last complete event, seq ${run.events - 1}`)
+      const end = run.events ? `the replay ends at its last complete event, seq ${run.events - 1}` : 'none of its events is complete'
+      warn(`${path}: ${how} (a write cut short?); ${end}`)
     }
   })()
   return run

@@ -43,7 +43,7 @@ export async function * readRuns(path, { format, reader, onBytes, warn, fail }) 
   let first
   do first = (await rest.next()).value
   while (first !== undefined && first.text.trim() === '')
-  if (first === undefined) throw new InputError(`${path}: empty file`)
+  if (first === undefined) throw new InputError(lines.cutShort ? `${path}: ${lines.cutShort} before its first line ends` : `${path}: empty file`)
   const head = parse(first.text)
   if (format === 'harness' || (format === undefined && isHeader(head.value))) {
     if (!isHeader(head.value)) throw new InputError(`${path}:${first.number}: not a harness session log: its first line is no session header`)

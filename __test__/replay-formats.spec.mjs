@@ -167,7 +167,7 @@ test('sessions are grouped by how they ended: share reminded, the first reminder
     ],
   })
   const text = await replay(path, '--outcome-field', 'end')
-  t.regex(text.stdout, /\nRuns by how they ended \(field "end"; first reminder: its call, and how far into the run\)\n {2}outcome +sessions +config +reminded +first reminder \(median\) +calls after\n {2}budget +3 +defaults +2 \(66\.7 %\) +call 6, 60\.0 % in +8\n {2}resolved +1 +defaults +0 \(0\.0 %\) +- +0\n {2}\(none\) +1 +defaults +1 \(100\.0 %\) +call 3, 100\.0 % in +0\n/)
+  t.regex(text.stdout, /\nSessions by how they ended \(field "end"; first reminder: its call, and how far into the session\)\n {2}outcome +sessions +config +reminded +first reminder \(median\) +calls after\n {2}budget +3 +defaults +2 \(66\.7 %\) +call 6, 60\.0 % in +8\n {2}resolved +1 +defaults +0 \(0\.0 %\) +- +0\n {2}\(none\) +1 +defaults +1 \(100\.0 %\) +call 3, 100\.0 % in +0\n/)
   t.regex(text.stdout, /^b1 {2}\S+outcomes\.jsonl:1 {2}\(21 messages, 10 calls, budget\)\n/)
   const none = await replay(path, '--json', '--outcome-field', 'missing')
   t.is(none.report.outcomes, undefined, 'no groups when no session has the field')

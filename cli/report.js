@@ -10,10 +10,11 @@ export const TIMELINE_BINS = 120
 /** The reminder tiers, in the order the reports list them. */
 export const TIERS = ['gentle', 'detailed', 'cycle', 'similar']
 
-/** `path` relative to the working directory when it lies under it. */
-export function shownPath(path) {
-  const near = relative(process.cwd(), path)
-  return near && !near.startsWith('..') && !isAbsolute(near) ? near : path
+/** Where a session comes from, as the reports show it: its file (relative to the working directory when under it), and its line in a file of trajectories. */
+export function sessionPlace(session) {
+  const near = relative(process.cwd(), session.file)
+  const file = near && !near.startsWith('..') && !isAbsolute(near) ? near : session.file
+  return session.line === undefined ? file : `${file}:${session.line}`
 }
 
 /**

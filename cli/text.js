@@ -1,7 +1,7 @@
 // The replay report as text: per session (a harness log, or a trajectory) with reminders (or, under --compare, with a difference)
 // where they fire, then the run lengths per tool against the thresholds, the figures per outcome
 // when runs say how they ended, and the totals.
-import { reaching, shownPath } from './report.js'
+import { reaching, sessionPlace } from './report.js'
 
 const LINE_CHARS = 72
 
@@ -26,16 +26,11 @@ const HEAD = ['seq', 'step', 'tool', 'tier', 'count', 'reminder']
 const RIGHT = new Set([0, 4])
 const plural = (n, word) => `${n} ${word}${n === 1 ? '' : 's'}`
 
-/** Where a session comes from: its file, and its line in a file of trajectories. */
-export function runPlace(session) {
-  return session.line === undefined ? shownPath(session.file) : `${shownPath(session.file)}:${session.line}`
-}
-
 function sessionTitle(session) {
   const sub = session.origin === 'subagent' ? `, subagent of ${session.parentSession}` : ''
   const outcome = session.outcome === undefined ? '' : `, ${session.outcome}`
   const events = plural(session.events, session.format === 'harness' ? 'event' : 'message')
-  return `${session.id}  ${runPlace(session)}  (${events}, ${plural(session.calls, 'call')}${sub}${outcome})`
+  return `${session.id}  ${sessionPlace(session)}  (${events}, ${plural(session.calls, 'call')}${sub}${outcome})`
 }
 
 const percent = (share) => `${(share * 100).toFixed(1)} %`
@@ -50,7 +45,7 @@ function outcomeTable(report) {
       rows.push([i ? '' : (outcome ?? '(none)'), i ? '' : figures.sessions, report.configs[i].label, `${figures.reminded} (${percent(figures.share)})`, first, figures.callsAfter])
     })
   }
-  return [`Runs by how they ended (field ${JSON.stringify(field)}; first reminder: its call, and how far into the run)`, ...table(rows, new Set([1, 5])).map((line) => `  ${line}`), '']
+  return [`Sessions by how they ended (field ${JSON.stringify(field)}; first reminder: its call, and how far into the session)`, ...table(rows, new Set([1, 5])).map((line) => `  ${line}`), '']
 }
 
 /** The text report of `report`. */

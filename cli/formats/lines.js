@@ -5,6 +5,8 @@
 // stream without its end) is noted in `cutShort`, after what could be decoded was yielded.
 import { createReadStream } from 'node:fs'
 import { open } from 'node:fs/promises'
+import { Readable } from 'node:stream'
+import { setImmediate } from 'node:timers/promises'
 import * as zlib from 'node:zlib'
 
 const CHUNK = 1 << 20
@@ -48,13 +50,20 @@ export class Lines {
     const handle = await open(this.path)
     const { bytesRead } = await handle.read(head, 0, 4, 0).finally(() => handle.close())
     const source = createReadStream(this.path, { highWaterMark: CHUNK })
+    // The file's chunks as the consumer asks for them (a 'data' listener would read ahead of it).
     let read = 0
-    source.on('data', (chunk) => this.onBytes((read += chunk.length)))
+    const counted = async function * (chunks, onBytes) {
+      for await (const chunk of chunks) {
+        onBytes((read += chunk.length))
+        yield chunk
+      }
+    }
     if (bytesRead >= 2 && head[0] === 0x1f && head[1] === 0x8b) {
       const gunzip = zlib.createGunzip()
-      source.on('error', (error) => gunzip.destroy(error))
+      const compressed = Readable.from(counted(source, this.onBytes))
+      compressed.on('error', (error) => gunzip.destroy(error))
       try {
-        for await (const chunk of source.pipe(gunzip)) yield chunk
+        for await (const chunk of compressed.pipe(gunzip)) yield chunk
       } catch (error) {
         if (error.code !== 'Z_BUF_ERROR') throw new Error(`not a valid gzip stream: ${error.message}`, { cause: error })
         this.cutShort = 'its gzip stream ends early'
@@ -62,8 +71,12 @@ export class Lines {
     } else if (bytesRead === 4 && head.readUInt32LE(0) === ZSTD_MAGIC) {
       // Node's streaming zstd decoder stops after a file's first frame; the harness writes one a batch.
       const frames = new ZstdFrames()
-      for await (const chunk of source) {
-        for (const frame of frames.push(chunk)) yield zlib.zstdDecompressSync(frame)
+      for await (const chunk of counted(source, this.onBytes)) {
+        for (const frame of frames.push(chunk)) {
+          yield zlib.zstdDecompressSync(frame)
+          // A turn of the event loop a frame, so that what the decoded frames leave is freed as the log is read.
+          await setImmediate()
+        }
       }
       const torn = frames.rest()
       if (torn.length > 0) {
@@ -71,7 +84,7 @@ export class Lines {
         yield decodeTorn(torn)
       }
     } else {
-      for await (const chunk of source) yield chunk
+      yield * counted(source, this.onBytes)
     }
   }
 }

@@ -147,7 +147,12 @@ function replay(input) {
     const seconds = (performance.now() - started) / 1000
     const { user, system } = process.cpuUsage()
     const report = JSON.parse(out)
-    console.log(JSON.stringify({ code, seconds, cpuSeconds: (user + system) / 1e6, maxRssKb: process.resourceUsage().maxRSS, sessions: report.sessions.length, calls: report.totals[0].calls, reminders: report.totals[0].reminders }))`
+    // The peak RSS of this process's own memory: Linux's VmHWM. getrusage's maxrss (resourceUsage) also
+    // counts what the process held before its exec, the forking parent's pages, which can be larger.
+    const { readFileSync, existsSync } = await import('node:fs')
+    const hwm = existsSync('/proc/self/status') && /^VmHWM:\\s+(\\d+) kB$/m.exec(readFileSync('/proc/self/status', 'utf8'))
+    const maxRssKb = hwm ? Number(hwm[1]) : process.resourceUsage().maxRSS
+    console.log(JSON.stringify({ code, seconds, cpuSeconds: (user + system) / 1e6, maxRssKb, sessions: report.sessions.length, calls: report.totals[0].calls, reminders: report.totals[0].reminders }))`
   return JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', maxBuffer: 1 << 30 }))
 }
 

@@ -215,3 +215,18 @@ test('a file of trajectories is read as a stream: its first run reaches the repl
   t.true(seenAt[0] < size / 2, `the first run was replayed after ${seenAt[0]} of ${size} bytes`)
   t.is(seenAt.at(-1), size + 200)
 })
+
+test('a file that is no trajectory, or a corrupt gzip stream, is an input error naming it; the other files are replayed', async (t) => {
+  const good = await file('good.jsonl', jsonl({ id: 'g', messages: [user, ...chat(grep)] }))
+  const text = await file('notes.txt', 'just some notes\nnot json\n')
+  const corrupt = await file('corrupt.jsonl', Buffer.concat([Buffer.from([0x1f, 0x8b, 0x08, 0x00]), Buffer.alloc(40, 7)]))
+  const empty = await file('empty.jsonl', '')
+  const { code, report } = await replay(good, text, corrupt, empty, '--json')
+  t.is(code, EXIT.input)
+  t.deepEqual(report.sessions.map((s) => s.id), ['g'])
+  const messages = report.errors.map((e) => e.message)
+  t.is(messages.length, 3)
+  t.true(messages.some((m) => m.startsWith(`${text}: neither JSON Lines nor a JSON document (`)), `${messages}`)
+  t.true(messages.some((m) => m.startsWith(`${corrupt}: not a valid gzip stream: `)), `${messages}`)
+  t.true(messages.includes(`${empty}: empty file`))
+})

@@ -17,19 +17,19 @@ or one JSON document), raw or gzip-compressed. Directories are searched for
 *.jsonl files (also .gz, .zst, .zstd); a JSON document is read when named.
 
 Options:
-  --config <file>       The guard's config: a cordis.yml with a repeat-tool-guard
-                        entry, or a YAML/JSON file holding the config object
-                        (default: the plugin's defaults)
-  --thresholds <list>   Thresholds, e.g. 3,5,8 (replaces the config's)
-  --compare <file>      A second config, replayed over the same runs; shows the
-                        reminders it adds and removes per run
-  --format <format>     Read every input as ${FORMATS.join(', ')}
-                        (default: recognised per file)
+  --config <file>         The guard's config: a cordis.yml with a repeat-tool-guard
+                          entry, or a YAML/JSON file holding the config object
+                          (default: the plugin's defaults)
+  --thresholds <list>     Thresholds, e.g. 3,5,8 (replaces the config's)
+  --compare <file>        A second config, replayed over the same runs; shows the
+                          reminders it adds (+) and removes (-) per session
+  --format <format>       Read every input as one of ${FORMATS.join(', ')}
+                          (default: recognised per file)
   --outcome-field <name>  The trajectories' field that says how a run ended;
-                        runs are grouped by it (default: outcome)
-  --json                The report as JSON on stdout (no progress on stderr)
-  --html <file>         Also write a self-contained HTML report to <file>
-  -h, --help            This help
+                          sessions are grouped by it (default: outcome)
+  --json                  The report as JSON on stdout (no progress on stderr)
+  --html <file>           Also write a self-contained HTML report to <file>
+  -h, --help              This help
 
 Exit codes:
   0  every input was replayed

@@ -17,10 +17,15 @@ export function isHeader(value) {
   return value !== null && typeof value === 'object' && value.type === 'session' && typeof value.id === 'string'
 }
 
-/** Events the backend upgrades on read (or refuses) and that change what the guard sees. */
+/**
+ * Events of older formats: those the backend upgrades on read and that change what the guard sees
+ * (a steering message, a tool result without its message), and those it refuses, with its message.
+ */
 function olderShape(event) {
   const { type, data } = event
-  return type === 'steering/message' || type === 'request/header-delta' || type === 'mode/set' || (type === 'tool/result' && data?.message === undefined && data?.callId !== undefined)
+  if (type === 'steering/message' || type === 'request/header-delta' || type === 'mode/set') return true
+  if (type === 'request/header') return data?.reason === 'fallback'
+  return type === 'tool/result' && data?.message === undefined && data?.callId !== undefined
 }
 
 /**
@@ -63,10 +68,10 @@ export function harnessRun(path, header, rest, { session, lines, warn }) {
         continue
       }
       for (const event of events) {
+        if (olderShape(event)) throw new OlderShape(`${path}: ${event.type} at seq ${event.seq} is in an older shape`)
         if (!session.KNOWN_SESSION_EVENT_TYPES.has(event.type) && event.ignorable !== true) {
           throw new InputError(`${path}: event type ${JSON.stringify(event.type)} (seq ${event.seq}) is unknown to this harness and not marked ignorable: the log was likely written by a newer harness`)
         }
-        if (olderShape(event)) throw new OlderShape(`${path}: ${event.type} at seq ${event.seq} is in an older shape`)
         run.events++
         const input = read(event)
         if (input?.kind === 'call') yield { ...input, response: `${input.turn}.${input.step}` }

@@ -48,7 +48,13 @@ export async function * readRuns(path, { format, reader, onBytes, warn, fail }) 
   if (format === 'harness' || (format === undefined && isHeader(head.value))) {
     if (!isHeader(head.value)) throw new InputError(`${path}:${first.number}: not a harness session log: its first line is no session header`)
     harnessNode(path)
-    yield harnessRun(path, head.value, rest, { session: await reader.sessionModule(), lines, warn })
+    let session
+    try {
+      session = await reader.sessionModule()
+    } catch (error) {
+      throw error instanceof InputError ? error : new InputError(`${path}: cannot load the harness's session packages to read it: ${error.message}`)
+    }
+    yield harnessRun(path, head.value, rest, { session, lines, warn })
     return
   }
   let kind = format

@@ -58,34 +58,47 @@ export class Lines {
         yield chunk
       }
     }
-    if (bytesRead >= 2 && head[0] === 0x1f && head[1] === 0x8b) {
-      const gunzip = zlib.createGunzip()
-      const compressed = Readable.from(counted(source, this.onBytes))
-      compressed.on('error', (error) => gunzip.destroy(error))
-      try {
-        for await (const chunk of compressed.pipe(gunzip)) yield chunk
-      } catch (error) {
-        if (error.code !== 'Z_BUF_ERROR') throw new Error(`not a valid gzip stream: ${error.message}`, { cause: error })
-        this.cutShort = 'its gzip stream ends early'
-      }
-    } else if (bytesRead === 4 && head.readUInt32LE(0) === ZSTD_MAGIC) {
-      // Node's streaming zstd decoder stops after a file's first frame; the harness writes one a batch.
-      const frames = new ZstdFrames()
-      for await (const chunk of counted(source, this.onBytes)) {
-        for (const frame of frames.push(chunk)) {
-          yield zlib.zstdDecompressSync(frame)
-          // A turn of the event loop a frame, so that what the decoded frames leave is freed as the log is read.
-          await setImmediate()
+    try {
+      if (bytesRead >= 2 && head[0] === 0x1f && head[1] === 0x8b) {
+        const gunzip = zlib.createGunzip()
+        const compressed = Readable.from(counted(source, this.onBytes))
+        compressed.on('error', (error) => gunzip.destroy(error))
+        try {
+          for await (const chunk of compressed.pipe(gunzip)) yield chunk
+        } catch (error) {
+          if (error.code !== 'Z_BUF_ERROR') throw new Error(`not a valid gzip stream: ${error.message}`, { cause: error })
+          this.cutShort = 'its gzip stream ends early'
         }
+      } else if (bytesRead === 4 && head.readUInt32LE(0) === ZSTD_MAGIC) {
+        // Node's streaming zstd decoder stops after a file's first frame; the harness writes one a batch.
+        const frames = new ZstdFrames()
+        for await (const chunk of counted(source, this.onBytes)) {
+          for (const frame of frames.push(chunk)) {
+            yield decodeFrame(frame)
+            // A turn of the event loop a frame, so that what the decoded frames leave is freed as the log is read.
+            await setImmediate()
+          }
+        }
+        const torn = frames.rest()
+        if (torn.length > 0) {
+          this.cutShort = 'its last zstd frame is cut short'
+          yield decodeTorn(torn)
+        }
+      } else {
+        yield * counted(source, this.onBytes)
       }
-      const torn = frames.rest()
-      if (torn.length > 0) {
-        this.cutShort = 'its last zstd frame is cut short'
-        yield decodeTorn(torn)
-      }
-    } else {
-      yield * counted(source, this.onBytes)
+    } finally {
+      // Closes the file when the reader stops early too.
+      source.destroy()
     }
+  }
+}
+
+function decodeFrame(frame) {
+  try {
+    return zlib.zstdDecompressSync(frame)
+  } catch (error) {
+    throw new Error(`not a valid zstd stream: ${error.message}`, { cause: error })
   }
 }
 

@@ -28,13 +28,14 @@ function command(args) {
   })
 }
 
-/** Runs `main` in this process with a stderr that says it is a TTY when `tty`. */
-async function inProcess(args, { tty = false } = {}) {
+/** Runs `main` in this process with a stderr that says it is a TTY when `tty`; `now` is the progress bar's clock. */
+async function inProcess(args, { tty = false, now } = {}) {
   let stdout = ''
   let stderr = ''
   const code = await main(args, {
     stdout: { write: (text) => { stdout += text } },
     stderr: { isTTY: tty, write: (text) => { stderr += text } },
+    now,
   })
   return { code, stdout, stderr }
 }
@@ -154,13 +155,16 @@ test('an unknown config key is warned about, as the plugin does', async (t) => {
 
 test('progress: plain lines when stderr is no TTY, a bar on a TTY, nothing under --json; the torn log is warned about', async (t) => {
   const torn = `replay: warning: ${join(logs, '_no-cwd', 'looper', 'session.jsonl')}: its last record is incomplete (a write cut short?); the replay ends at its last complete event, seq 218\n`
-  const plain = await command(['replay', logs])
+  // A clock that stands still: the plain progress prints its last line only; one a second a call: the bar redraws at every step.
+  const plain = await inProcess(['replay', logs], { now: () => 0 })
   t.is(plain.stderr.replace(/replay: 5\/5 logs, [\d.]+\/[\d.]+ MB\n$/, ''), torn)
-  const tty = await inProcess(['replay', logs], { tty: true })
+  let time = 0
+  const tty = await inProcess(['replay', logs], { tty: true, now: () => (time += 1000) })
   const ESC = '\x1b'
   const frames = tty.stderr.split(`\r${ESC}[K${torn}`)
   t.is(frames.length, 2, 'the bar is cleared for the warning')
   for (const part of frames) t.regex(part, new RegExp(`^(\\r\\[[#.]{30}\\] \\d/5 logs, [\\d.]+/[\\d.]+ MB${ESC}\\[K)*(\\r${ESC}\\[K)?$`))
+  for (const done of [1, 2, 3, 4, 5]) t.true(tty.stderr.includes(`] ${done}/5 logs, `), `the bar at log ${done}`)
   t.regex(tty.stderr, new RegExp(`\\] 5/5 logs, [\\d.]+/[\\d.]+ MB${ESC}\\[K\\r${ESC}\\[K$`), 'the bar ends full, then is cleared')
   const json = await command(['replay', logs, '--json'])
   t.is(json.stderr, '')

@@ -1,9 +1,9 @@
 // What the replay command costs those who only load the plugin: importing index.js loads none of
 // the command's modules or dependencies (the harness's session reader, js-yaml). And the command
-// on a Node older than the harness's reader needs says so, exit code 2.
+// runs on an older Node than the harness's, saying what a harness log needs when it meets one.
 import test from 'ava'
 import { execFileSync, spawnSync } from 'node:child_process'
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
@@ -33,15 +33,22 @@ test('importing the plugin loads none of the replay command\'s modules', (t) => 
   }
 })
 
-test('the command on a Node older than 22.19 says what it needs and exits 2', (t) => {
+test('the command runs on the Nodes the package supports; a harness session log needs Node >= 22.19, as the harness does', (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'old-node-'))
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  const log = join(dir, 'session.jsonl')
+  writeFileSync(log, `${JSON.stringify({ type: 'session', version: 0, id: 's', createdAt: 0, delegationDepth: 0 })}\n`)
+  const help = spawnSync(process.execPath, [join(root, 'cli/bin.js'), '--help'], { encoding: 'utf8' })
+  t.is(help.status, 0)
+  t.true(help.stdout.startsWith('Usage: dsh-repeat-tool-guard replay'))
+  const result = spawnSync(process.execPath, [join(root, 'cli/bin.js'), 'replay', log, '--json'], { encoding: 'utf8' })
   const [major, minor] = process.versions.node.split('.').map(Number)
-  const result = spawnSync(process.execPath, [join(root, 'cli/bin.js'), '--help'], { encoding: 'utf8' })
   if (major > 22 || (major === 22 && minor >= 19)) {
-    t.is(result.status, 0, 'a recent Node runs it')
-    t.true(result.stdout.startsWith('Usage: dsh-repeat-tool-guard replay'))
+    t.is(result.status, 0, 'a recent Node reads the log')
+    t.is(JSON.parse(result.stdout).sessions[0].id, 's')
     return
   }
-  t.is(result.status, 2)
-  t.is(result.stderr, `replay: needs Node >= 22.19 (the harness's session reader does); this is Node ${process.versions.node}\n`)
-  t.is(result.stdout, '')
+  t.is(result.status, 1)
+  t.is(result.stderr, `replay: ${log}: reading a harness session log needs Node >= 22.19, as the harness does; this is Node ${process.versions.node}\n`)
+  t.deepEqual(JSON.parse(result.stdout).errors, [{ message: result.stderr.slice('replay: '.length, -1) }])
 })

@@ -1,5 +1,6 @@
-// Throughput and memory of `dsh-repeat-tool-guard replay` on about 1 GB of session logs.
-// Run: node_modules/node22/bin/node benchmark/replay.mjs [--gb 1] [--compression none|zstd] [--dir DIR]
+// Throughput and memory of `dsh-repeat-tool-guard replay` on about 1 GB of session logs, or on one
+// large session (--single).
+// Run: node_modules/node22/bin/node benchmark/replay.mjs [--gb 1] [--compression none|zstd] [--single] [--dir DIR]
 // (needs Node >= 22.19; --gb is the size on disk: zstd logs hold about ten times as much JSONL).
 // The logs are written by the harness's own JSONL backend: one template
 // session recorded with the real loop (streamed text, tool calls, results of a few KB, loops and
@@ -7,7 +8,9 @@
 // kept and reused when it already holds logs of the asked size. The replay runs as the command
 // does, in a child process that reports its wall time and peak RSS; it runs once over a quarter
 // of the logs and once over all of them, so a peak RSS that does not grow with the total shows
-// the memory is bounded by the largest session rather than the whole input.
+// memory does not follow the total. With --single, the logs are one session holding the template's
+// events again and again (renumbered) up to the size asked, replayed once: memory that does not
+// follow one log's size either.
 import { execFileSync } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { mkdir, readdir, stat, writeFile } from 'node:fs/promises'
@@ -17,11 +20,12 @@ import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 
 const { values } = parseArgs({
-  options: { gb: { type: 'string', default: '1' }, compression: { type: 'string', default: 'none' }, dir: { type: 'string' } },
+  options: { gb: { type: 'string', default: '1' }, compression: { type: 'string', default: 'none' }, single: { type: 'boolean' }, dir: { type: 'string' } },
 })
 const target = Number(values.gb) * 1e9
 const compression = values.compression
-const dir = values.dir ?? join(tmpdir(), `replay-bench-${compression}-${values.gb}gb`)
+const single = values.single === true
+const dir = values.dir ?? join(tmpdir(), `replay-bench-${compression}-${values.gb}gb${single ? '-single' : ''}`)
 const PROJECTS = 4
 const BATCH = 256
 
@@ -109,6 +113,18 @@ async function generate() {
   const started = performance.now()
   let written = 0
   let perSession = 0
+  if (single) {
+    const id = SessionId('session-single')
+    await backend.create({ version: SESSION_FORMAT_VERSION, id, createdAt: Date.now(), cwd: '/work/project-0', delegationDepth: 0 })
+    for (let copy = 0; written < target; copy++) {
+      const copies = events.map((event, i) => ({ ...event, seq: copy * events.length + i }))
+      for (let i = 0; i < copies.length; i += BATCH) await backend.append(id, copies.slice(i, i + BATCH))
+      written = (await totalBytes(dir)).bytes
+      if (copy % 50 === 0) process.stderr.write(`generate: ${copy + 1} copies, ${(written / 1e6).toFixed(0)} MB\n`)
+    }
+    console.log(`generated in ${((performance.now() - started) / 1000).toFixed(1)} s`)
+    return
+  }
   for (let n = 0; written < target; n++) {
     const id = SessionId(`session-${String(n).padStart(6, '0')}`)
     await backend.create({ version: SESSION_FORMAT_VERSION, id, createdAt: Date.now(), cwd: `/work/project-${n % PROJECTS}`, delegationDepth: 0 })
@@ -131,7 +147,12 @@ function replay(input) {
     const seconds = (performance.now() - started) / 1000
     const { user, system } = process.cpuUsage()
     const report = JSON.parse(out)
-    console.log(JSON.stringify({ code, seconds, cpuSeconds: (user + system) / 1e6, maxRssKb: process.resourceUsage().maxRSS, sessions: report.sessions.length, calls: report.totals[0].calls, reminders: report.totals[0].reminders }))`
+    // The peak RSS of this process's own memory: Linux's VmHWM. getrusage's maxrss (resourceUsage) also
+    // counts what the process held before its exec, the forking parent's pages, which can be larger.
+    const { readFileSync, existsSync } = await import('node:fs')
+    const hwm = existsSync('/proc/self/status') && /^VmHWM:\\s+(\\d+) kB$/m.exec(readFileSync('/proc/self/status', 'utf8'))
+    const maxRssKb = hwm ? Number(hwm[1]) : process.resourceUsage().maxRSS
+    console.log(JSON.stringify({ code, seconds, cpuSeconds: (user + system) / 1e6, maxRssKb, sessions: report.sessions.length, calls: report.totals[0].calls, reminders: report.totals[0].reminders }))`
   return JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', maxBuffer: 1 << 30 }))
 }
 
@@ -139,9 +160,9 @@ const existing = existsSync(dir) ? await totalBytes(dir) : { bytes: 0 }
 if (existing.bytes < target * 0.95) await generate()
 const all = await totalBytes(dir, { logical: true })
 const quarterDir = (await readdir(dir)).filter((name) => name.startsWith('-')).sort()[0]
-const quarter = await totalBytes(join(dir, quarterDir), { logical: true })
+const runs = single ? [['one session', dir, all]] : [['a quarter', join(dir, quarterDir), await totalBytes(join(dir, quarterDir), { logical: true })], ['all', dir, all]]
 const rows = []
-for (const [label, input, size] of [['a quarter', join(dir, quarterDir), quarter], ['all', dir, all]]) {
+for (const [label, input, size] of runs) {
   const result = replay(input)
   if (result.code !== 0) throw new Error(`replay exited ${result.code}`)
   rows.push({ label, ...size, ...result })

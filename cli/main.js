@@ -1,9 +1,15 @@
-// `dsh-repeat-tool-guard replay`: reads each session log (one at a time, so memory follows the
-// largest session, not the total), replays it through the guard under each config, and reports.
-import { writeFile } from 'node:fs/promises'
+// `dsh-repeat-tool-guard replay`: reads each input as a stream, one run at a time (so memory
+// follows neither the total nor one log's size), replays each run through the guard under each
+// config, and reports.
+import { access, stat, writeFile } from 'node:fs/promises'
+import { constants } from 'node:fs'
+import { dirname } from 'node:path'
 
 import { RepeatToolGuard } from '../index.js'
 import { KNOWN_KEYS, unknownKeys } from '../lib/options.js'
+import { guardInputs } from '../lib/history.js'
+import { readRuns } from './formats/index.js'
+import { OlderShape } from './formats/harness.js'
 import { HELP, UsageError, parseCommand } from './options.js'
 import { MissingPackagesError } from './peers.js'
 import { Replay } from './replay.js'
@@ -11,24 +17,24 @@ import { buildReport, sessionSummary } from './report.js'
 import { InputError, SessionReader, findLogs } from './sessions.js'
 import { textReport } from './text.js'
 
-export const EXIT = { ok: 0, input: 1, usage: 2, missing: 3 }
+export const EXIT = { ok: 0, input: 1, usage: 2, missing: 3, output: 4 }
 
-/** Progress on stderr: a bar redrawn in place on a TTY, a plain line every second otherwise. */
-function progress(stderr, total, totalBytes) {
+/** Progress on stderr: a bar redrawn in place on a TTY, a plain line every second otherwise; it moves within a file too. */
+function progress(stderr, total, totalBytes, clock) {
   const tty = stderr.isTTY === true
   // The first line comes after a second (or at the end): a short run prints one.
-  let last = Date.now()
+  let last = clock()
   const mb = (bytes) => (bytes / 1e6).toFixed(1)
   return {
     update(done, bytes) {
-      const now = Date.now()
+      const now = clock()
       if (!tty && now - last < 1000 && done < total) return
       if (tty && now - last < 50 && done < total) return
       last = now
       const text = `${done}/${total} logs, ${mb(bytes)}/${mb(totalBytes)} MB`
       if (tty) {
         const width = 30
-        const filled = Math.round((totalBytes ? bytes / totalBytes : done / total) * width)
+        const filled = Math.round((totalBytes ? Math.min(bytes / totalBytes, 1) : done / total) * width)
         stderr.write(`\r[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${text}\x1b[K`)
       } else {
         stderr.write(`replay: ${text}\n`)
@@ -40,10 +46,44 @@ function progress(stderr, total, totalBytes) {
   }
 }
 
-/** Runs the command with `argv` (the arguments after the program); returns its exit code. */
-export async function main(argv, { stdout, stderr }) {
+/** Why the HTML report could not be written to `path`, or undefined when it can be. */
+async function unwritable(path) {
   try {
-    return await runCommand(argv, { stdout, stderr })
+    if ((await stat(path)).isDirectory()) return 'it is a directory'
+    await access(path, constants.W_OK)
+    return undefined
+  } catch (error) {
+    if (error.code === 'ENOTDIR') return `${dirname(path)} is not a directory`
+    if (error.code !== 'ENOENT') return error.message
+  }
+  try {
+    if (!(await stat(dirname(path))).isDirectory()) return `${dirname(path)} is not a directory`
+    await access(dirname(path), constants.W_OK)
+    return undefined
+  } catch (error) {
+    return error.code === 'ENOENT' ? `no such directory: ${dirname(path)}` : error.message
+  }
+}
+
+/** Replays `run` (as cli/formats reads it) and returns its summary; a harness log in an older shape is read again through the backend. */
+async function replayRun(replay, run, { file, reader, outcomeField }) {
+  const replayed = replay.start(run.meta)
+  try {
+    for await (const input of run.inputs) replayed.feed(input)
+  } catch (error) {
+    replayed.abandon()
+    if (!(error instanceof OlderShape)) throw error
+    const { meta, events } = await reader.read(file)
+    const inputs = guardInputs(events, { from: meta.seedLength ?? 0 })
+    return replayRun(replay, { ...run, meta: { ...run.meta, seedLength: meta.seedLength }, events: events.length, inputs }, { file, reader, outcomeField })
+  }
+  return sessionSummary(file, run, replayed.finish(), outcomeField)
+}
+
+/** Runs the command with `argv` (the arguments after the program); returns its exit code. `now` is the progress bar's clock. */
+export async function main(argv, { stdout, stderr, now = Date.now }) {
+  try {
+    return await runCommand(argv, { stdout, stderr, now })
   } catch (error) {
     // A package the command imports on first use (a config's YAML parser, the session reader).
     if (!(error instanceof MissingPackagesError)) throw error
@@ -52,7 +92,7 @@ export async function main(argv, { stdout, stderr }) {
   }
 }
 
-async function runCommand(argv, { stdout, stderr }) {
+async function runCommand(argv, { stdout, stderr, now }) {
   let command
   try {
     command = await parseCommand(argv)
@@ -74,15 +114,32 @@ async function runCommand(argv, { stdout, stderr }) {
       return EXIT.usage
     }
   }
+  if (command.html !== undefined) {
+    const why = await unwritable(command.html)
+    if (why !== undefined) {
+      stderr.write(`replay: cannot write the HTML report to ${command.html}: ${why}\n`)
+      return EXIT.output
+    }
+  }
   const replay = new Replay(command.configs.map(({ config }) => config))
   for (const { label, config } of command.configs) {
     for (const key of unknownKeys(config)) stderr.write(`replay: warning: ${label}: unknown config key ${JSON.stringify(key)} is ignored (known keys: ${KNOWN_KEYS.join(', ')})\n`)
   }
   const errors = []
+  const warnings = []
+  let bar = null
   const fail = (error) => {
     if (!(error instanceof InputError)) throw error
     errors.push({ message: error.message })
+    bar?.done()
     stderr.write(`replay: ${error.message}\n`)
+  }
+  // Under --json the warnings are in the report only, so that stderr holds nothing but errors.
+  const warn = (message) => {
+    warnings.push({ message })
+    if (command.json) return
+    bar?.done()
+    stderr.write(`replay: warning: ${message}\n`)
   }
   let logs = []
   for (const input of command.inputs) {
@@ -96,36 +153,32 @@ async function runCommand(argv, { stdout, stderr }) {
   const reader = new SessionReader()
   const sessions = []
   const totalBytes = logs.reduce((sum, log) => sum + log.bytes, 0)
-  const bar = command.json ? null : progress(stderr, logs.length, totalBytes)
+  bar = command.json ? null : progress(stderr, logs.length, totalBytes, now)
   let bytes = 0
-  // The next log is read while this one replays: the reader waits on the file system often.
-  const reads = new Map()
-  const read = (i) => {
-    if (i < logs.length && !reads.has(i)) reads.set(i, reader.read(logs[i].path).then((value) => ({ value }), (error) => ({ error })))
-  }
   for (const [i, log] of logs.entries()) {
-    read(i)
-    read(i + 1)
-    const { value, error } = await reads.get(i)
-    reads.delete(i)
+    const options = { format: command.format, reader, warn, fail, onBytes: (read) => bar?.update(i, bytes + read) }
     try {
-      if (error) throw error
-      const { meta, events } = value
-      sessions.push(sessionSummary(log.path, meta, events, replay.session(meta, events)))
+      for await (const run of readRuns(log.path, options)) sessions.push(await replayRun(replay, run, { file: log.path, reader, outcomeField: command.outcomeField }))
     } catch (error) {
-      bar?.done()
       fail(error)
     }
     bytes += log.bytes
     bar?.update(i + 1, bytes)
   }
   bar?.done()
-  if (logs.length === 0 && errors.length === 0) fail(new InputError(`no session logs (session.jsonl.zstd or session.jsonl) under ${command.inputs.join(', ')}`))
-  const report = buildReport({ configs: command.configs, sessions, replay, errors })
+  if (logs.length === 0 && errors.length === 0) fail(new InputError(`no logs or trajectories (*.jsonl, raw, .gz, .zst or .zstd) under ${command.inputs.join(', ')}`))
+  const report = buildReport({ configs: command.configs, sessions, replay, errors, warnings, outcomeField: command.outcomeField })
+  let written = true
   if (command.html !== undefined) {
     const { htmlReport } = await import('./html.js')
-    await writeFile(command.html, htmlReport(report))
+    try {
+      await writeFile(command.html, htmlReport(report))
+    } catch (error) {
+      stderr.write(`replay: cannot write the HTML report to ${command.html}: ${error.message}\n`)
+      written = false
+    }
   }
   stdout.write(command.json ? `${JSON.stringify(report, null, 2)}\n` : textReport(report))
+  if (!written) return EXIT.output
   return errors.length ? EXIT.input : EXIT.ok
 }

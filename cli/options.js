@@ -4,68 +4,104 @@ import { readFile } from 'node:fs/promises'
 import { parseArgs } from 'node:util'
 
 import { importPeer } from './peers.js'
+import { FORMATS } from './formats/index.js'
 
 export const PACKAGE = '@deepseek-ai/dsh-repeat-tool-guard'
 
 export const HELP = `Usage: dsh-repeat-tool-guard replay <file or directory>... [options]
 
-Replays harness session logs (session.jsonl.zstd or session.jsonl, as the JSONL
-persistence backend writes them) through the guard, and reports where its
-reminders would fire and how long runs of identical calls get.
+Replays agent runs through the guard and reports where its reminders would
+fire and how long runs of identical calls get: the harness's session logs
+(session.jsonl.zstd or session.jsonl), and other agents' trajectories in the
+OpenAI chat or the Anthropic Messages format (JSON Lines of {"messages": [...]},
+or one JSON document), raw or gzip-compressed. Directories are searched for
+*.jsonl files (also .gz, .zst, .zstd); a JSON document is read when named.
 
 Options:
-  --config <file>       The guard's config: a cordis.yml with a repeat-tool-guard
-                        entry, or a YAML/JSON file holding the config object
-                        (default: the plugin's defaults)
-  --thresholds <list>   Thresholds, e.g. 3,5,8 (replaces the config's)
-  --compare <file>      A second config, replayed over the same logs; shows the
-                        reminders it adds and removes per session
-  --json                The report as JSON on stdout (no progress on stderr)
-  --html <file>         Also write a self-contained HTML report to <file>
-  -h, --help            This help
+  --config <file>         The guard's config: a cordis.yml with a repeat-tool-guard
+                          entry, or a YAML/JSON file holding the config object
+                          (default: the plugin's defaults)
+  --thresholds <list>     Thresholds, e.g. 3,5,8 (replaces the config's)
+  --compare <file>        A second config, replayed over the same runs; shows the
+                          reminders it adds (+) and removes (-) per session
+  --format <format>       Read every input as one of ${FORMATS.join(', ')}
+                          (default: recognised per file)
+  --outcome-field <name>  The trajectories' field that says how a run ended;
+                          sessions are grouped by it (default: outcome)
+  --json                  The report as JSON on stdout (no progress on stderr)
+  --html <file>           Also write a self-contained HTML report to <file>
+  -h, --help              This help
 
 Exit codes:
-  0  every log was replayed
+  0  every input was replayed
   1  some input could not be read (named on stderr); the others were replayed
   2  usage error: a bad option, or a config the guard rejects
   3  a package the command needs is not installed (named, with the npm install
      command)
+  4  the HTML report cannot be written (checked before anything is read)
 `
 
 /** A mistake in how the command was called: reported with a pointer to --help, exit code 2. */
 export class UsageError extends Error {}
 
-/** The parsed command line: `{ help }` or `{ inputs, config, configLabel, compare?, json, html? }`. */
+const OPTIONS = {
+  config: { type: 'string' },
+  thresholds: { type: 'string' },
+  compare: { type: 'string' },
+  format: { type: 'string' },
+  'outcome-field': { type: 'string', default: 'outcome' },
+  json: { type: 'boolean' },
+  html: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+}
+
+/**
+ * The parsed command line: `{ help }` or `{ inputs, configs, format?, outcomeField, json, html? }`,
+ * `configs` one or (under --compare) two `{ label, config }`.
+ */
 export async function parseCommand(argv) {
   let parsed
   try {
-    parsed = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      strict: true,
-      options: {
-        config: { type: 'string' },
-        thresholds: { type: 'string' },
-        compare: { type: 'string' },
-        json: { type: 'boolean' },
-        html: { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    })
+    parsed = parseArgs({ args: argv, allowPositionals: true, strict: true, options: OPTIONS })
   } catch (error) {
-    throw new UsageError(error.message)
+    throw new UsageError(error.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' ? unknownOption(error.message) : error.message)
   }
   const { values, positionals } = parsed
   if (values.help) return { help: true }
   const [command, ...inputs] = positionals
   if (command === undefined) throw new UsageError('no command given (the command is replay)')
   if (command !== 'replay') throw new UsageError(`unknown command ${JSON.stringify(command)} (the command is replay)`)
-  if (inputs.length === 0) throw new UsageError('no session logs given: name files or directories')
+  if (inputs.length === 0) throw new UsageError('no inputs given: name files or directories')
+  if (values.format !== undefined && !FORMATS.includes(values.format)) throw new UsageError(`--format ${JSON.stringify(values.format)}: expected one of ${FORMATS.join(', ')}`)
   const config = values.config === undefined ? {} : await loadConfig(values.config)
   if (values.thresholds !== undefined) config.thresholds = parseThresholds(values.thresholds)
   const configs = [{ label: configLabel(values), config }]
   if (values.compare !== undefined) configs.push({ label: values.compare, config: await loadConfig(values.compare) })
-  return { inputs, configs, json: values.json === true, html: values.html }
+  return { inputs, configs, format: values.format, outcomeField: values['outcome-field'], json: values.json === true, html: values.html }
+}
+
+/** The message for an unknown option (parseArgs names it in `message`), with the option meant when one is near. */
+function unknownOption(message) {
+  const given = /'([^']*)'/.exec(message)?.[1] ?? ''
+  const name = given.replace(/^-+/, '').split('=')[0].toLowerCase()
+  const names = Object.keys(OPTIONS)
+  const near = names
+    .map((option) => ({ option, distance: option.startsWith(name) && name.length >= 2 ? 0 : editDistance(name, option) }))
+    .filter(({ option, distance }) => distance <= Math.max(1, Math.floor(option.length / 4)))
+    .sort((a, b) => a.distance - b.distance)[0]
+  if (near) return `unknown option ${given} (did you mean --${near.option}?)`
+  return `unknown option ${given} (the options are ${names.map((option) => `--${option}`).join(', ')})`
+}
+
+/** Levenshtein distance: the single-character insertions, deletions and substitutions between `a` and `b`. */
+function editDistance(a, b) {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j)
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i]
+    for (let j = 1; j <= b.length; j++) row[j] = Math.min(previous[j] + 1, row[j - 1] + 1, previous[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1))
+    previous = row
+  }
+  return previous[b.length]
 }
 
 function configLabel(values) {

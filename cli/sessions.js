@@ -1,19 +1,23 @@
-// Finds session logs and reads them through the harness's own JSONL backend, so format versions,
-// packed chunk rows, zstd frames and torn tails are handled exactly as the harness handles them.
-// The layout is the backend's: <root>/<project>/<encoded session id>/session.jsonl[.zstd].
+// Finds the inputs (harness session logs and files of trajectories) and loads the harness's own
+// session packages for reading its logs: cli/formats/harness.js decodes records with them, and a
+// log in an older shape is read whole through the JSONL backend, which upgrades it as a resume
+// does. The backend's layout: <root>/<project>/<encoded session id>/session.jsonl[.zstd].
 import { readdir, stat } from 'node:fs/promises'
 import { basename, dirname, join, resolve } from 'node:path'
 
 import { importPeer } from './peers.js'
 
 const NAMES = { 'session.jsonl.zstd': 'zstd', 'session.jsonl': 'none' }
+/** The files a directory is searched for: JSON Lines, raw or compressed, harness logs among them (JSON documents are read when named). */
+const INPUT = /\.jsonl(\.gz|\.zstd?)?$/
 
 /** An input the command cannot read: reported as `replay: <message>`, the other inputs go on. */
 export class InputError extends Error {}
 
 /**
- * The session logs under `paths` (files or directories, searched recursively), sorted, each
- * `{ path, bytes }`. Throws an InputError for a path that does not exist or is no session log.
+ * The inputs under `paths` (a file is taken whatever its name; directories are searched
+ * recursively for *.jsonl files, raw, .gz, .zst or .zstd), sorted, each `{ path, bytes }`.
+ * Throws an InputError for a path that does not exist.
  */
 export async function findLogs(paths) {
   const found = []
@@ -30,10 +34,8 @@ export async function findLogs(paths) {
       } catch (error) {
         throw new InputError(`cannot read ${error.path ?? path}: ${error.message}`)
       }
-    } else if (Object.hasOwn(NAMES, basename(path))) {
-      found.push({ path: resolve(path), bytes: info.size })
     } else {
-      throw new InputError(`${path}: not a session log (the harness names them session.jsonl.zstd or session.jsonl)`)
+      found.push({ path: resolve(path), bytes: info.size })
     }
   }
   const unique = new Map(found.map((log) => [log.path, log]))
@@ -45,7 +47,7 @@ async function walk(dir, found) {
   for (const entry of entries) {
     const path = join(dir, entry.name)
     if (entry.isDirectory()) await walk(path, found)
-    else if (entry.isFile() && Object.hasOwn(NAMES, entry.name)) found.push({ path, bytes: (await stat(path)).size })
+    else if (entry.isFile() && INPUT.test(entry.name)) found.push({ path, bytes: (await stat(path)).size })
   }
 }
 
@@ -56,10 +58,11 @@ export function decodeSegment(segment) {
 }
 
 /**
- * Reads session logs with one JSONL backend per root and encoding, each in a cordis context of
- * its own (a context holds one persistence service) with only the session store it needs. The
- * harness is imported on first use, so that nothing of it loads until a log is read (cordis is
- * the plugin's own peer; the session packages are the command's, see peers.js).
+ * The harness's session packages, imported on first use, so that nothing of the harness loads
+ * until a harness log is read (cordis is the plugin's own peer; the session packages are the
+ * command's, see peers.js): `sessionModule()` for the streaming reader, and `read(path)` for a
+ * log in an older shape, through one JSONL backend per root and encoding, each in a cordis
+ * context of its own (a context holds one persistence service) with only the session store it needs.
  */
 export class SessionReader {
   #harness
@@ -90,8 +93,14 @@ export class SessionReader {
     return backend
   }
 
+  /** The harness's @deepseek-ai/dsh-session module (its record decoder and event vocabulary). */
+  async sessionModule() {
+    const [, session] = await this.#load()
+    return session
+  }
+
   /**
-   * `{ meta, events }` of the log at `path`, through the backend's non-mutating inspect: the
+   * `{ meta, events }` of the log at `path`, read whole through the backend's non-mutating inspect: the
    * committed events upgraded from older shapes as a resume upgrades them, plus in memory the
    * closers a crash repair would add (the replay skips their results, which never reached
    * post-execute). The file is left as it is.
@@ -99,7 +108,7 @@ export class SessionReader {
   async read(path) {
     const sessionDir = dirname(path)
     const id = decodeSegment(basename(sessionDir))
-    if (id === undefined) throw new InputError(`${path}: not in the harness's layout <root>/<project>/<session id>/${basename(path)}`)
+    if (id === undefined || !Object.hasOwn(NAMES, basename(path))) throw new InputError(`${path}: a log in an older shape, which is read (and upgraded) in the harness's layout only: <root>/<project>/<session id>/session.jsonl[.zstd]`)
     const root = dirname(dirname(sessionDir))
     const backend = await this.#backend(root, NAMES[basename(path)])
     try {

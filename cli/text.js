@@ -1,8 +1,7 @@
-// The replay report as text: per session with reminders (or, under --compare, with a difference)
-// where they fire, then the run lengths per tool against the thresholds, then the totals.
-import { isAbsolute, relative } from 'node:path'
-
-import { reaching } from './report.js'
+// The replay report as text: per session (a harness log, or a trajectory) with reminders (or, under --compare, with a difference)
+// where they fire, then the run lengths per tool against the thresholds, the figures per outcome
+// when runs say how they ended, and the totals.
+import { reaching, sessionPlace } from './report.js'
 
 const LINE_CHARS = 72
 
@@ -27,21 +26,33 @@ const HEAD = ['seq', 'step', 'tool', 'tier', 'count', 'reminder']
 const RIGHT = new Set([0, 4])
 const plural = (n, word) => `${n} ${word}${n === 1 ? '' : 's'}`
 
-/** `path` relative to the working directory when it lies under it. */
-function shown(path) {
-  const near = relative(process.cwd(), path)
-  return near && !near.startsWith('..') && !isAbsolute(near) ? near : path
-}
-
 function sessionTitle(session) {
   const sub = session.origin === 'subagent' ? `, subagent of ${session.parentSession}` : ''
-  return `${session.id}  ${shown(session.file)}  (${plural(session.events, 'event')}, ${plural(session.calls, 'call')}${sub})`
+  const outcome = session.outcome === undefined ? '' : `, ${session.outcome}`
+  const events = plural(session.events, session.format === 'harness' ? 'event' : 'message')
+  return `${session.id}  ${sessionPlace(session)}  (${events}, ${plural(session.calls, 'call')}${sub}${outcome})`
+}
+
+const percent = (share) => `${(share * 100).toFixed(1)} %`
+
+/** The figures per outcome and config: reminded runs, where the first reminder fired, the calls after it. */
+function outcomeTable(report) {
+  const { field, groups } = report.outcomes
+  const rows = [['outcome', 'sessions', 'config', 'reminded', 'first reminder (median)', 'calls after']]
+  for (const { outcome, configs } of groups) {
+    configs.forEach((figures, i) => {
+      const first = figures.firstCall === null ? '-' : `call ${figures.firstCall}, ${percent(figures.firstFraction)} in`
+      rows.push([i ? '' : (outcome ?? '(none)'), i ? '' : figures.sessions, report.configs[i].label, `${figures.reminded} (${percent(figures.share)})`, first, figures.callsAfter])
+    })
+  }
+  return [`Sessions by how they ended (field ${JSON.stringify(field)}; first reminder: its call, and how far into the session)`, ...table(rows, new Set([1, 5])).map((line) => `  ${line}`), '']
 }
 
 /** The text report of `report`. */
 export function textReport(report) {
   const out = []
   const compare = report.configs.length === 2
+  if (compare) out.push(`+ a reminder ${report.configs[1].label} adds, - one it removes (against ${report.configs[0].label})`, '')
   let quiet = 0
   for (const session of report.sessions) {
     // Under --compare, the reminders the second config adds (+) and removes (-).
@@ -71,6 +82,7 @@ export function textReport(report) {
     for (const entry of tools) rows.push([entry.tool, entry.calls, entry.runs, entry.max, ...config.thresholds.map((t) => reaching(entry, t))])
     out.push(...table(rows, new Set(rows[0].map((_, c) => c).slice(1))).map((line) => `  ${line}`), '')
   })
+  if (report.outcomes) out.push(...outcomeTable(report))
   report.configs.forEach((config, i) => {
     const t = report.totals[i]
     const { sessions, calls, reminders, ...tiers } = t

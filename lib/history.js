@@ -23,27 +23,35 @@ export function parseArguments(raw) {
  * step, tool, args, result }` for each tool call at its result (the loop runs `tools/post-execute`
  * as it commits results, in the model's order), `seq` being the result's.
  */
-export function * guardInputs(events, { from = 0 } = {}) {
-  const calls = new Map()
+export function * guardInputs(events, options) {
+  const read = guardInputReader(options)
   for (const event of events) {
-    if (event.seq < from) continue
+    const input = read(event)
+    if (input !== undefined) yield input
+  }
+}
+
+/** `guardInputs` one event at a time, for a log read as a stream: the input `event` makes, if any. */
+export function guardInputReader({ from = 0 } = {}) {
+  const calls = new Map()
+  return (event) => {
+    if (event.seq < from) return undefined
     const { type, data } = event
-    if (type === 'user/message' && data?.source?.kind === 'user') {
-      yield { kind: 'prompt', seq: event.seq }
-    } else if (type === 'session/end-seed') {
-      yield { kind: 'lifecycle', seq: event.seq }
-    } else if (type === 'tool/call') {
+    if (type === 'user/message' && data?.source?.kind === 'user') return { kind: 'prompt', seq: event.seq }
+    if (type === 'session/end-seed') return { kind: 'lifecycle', seq: event.seq }
+    if (type === 'tool/call') {
       calls.set(data.callId, data)
     } else if (type === 'tool/result') {
       // The result message (`createToolResultMessage`) wraps the tool's `{ content, isError }`.
       const block = data?.message?.content?.[0]
       const call = calls.get(block?.toolCallId)
       calls.delete(block?.toolCallId)
-      if (call === undefined || NEVER_OBSERVED.has(data.error?.code)) continue
+      if (call === undefined || NEVER_OBSERVED.has(data.error?.code)) return undefined
       const { content, isError } = block
       const { turn, step, name: tool } = call
-      yield { kind: 'call', seq: event.seq, turn, step, tool, args: parseArguments(call.arguments), result: { content, isError } }
+      return { kind: 'call', seq: event.seq, turn, step, tool, args: parseArguments(call.arguments), result: { content, isError } }
     }
+    return undefined
   }
 }
 

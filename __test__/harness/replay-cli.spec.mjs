@@ -1,6 +1,7 @@
-// The replay command as people use it: --help, its options and their errors, exit codes, config
-// files (a cordis.yml entry or a bare config), progress on stderr (a bar on a TTY, plain lines
-// otherwise, nothing under --json), --compare, and a malformed record named by file and line.
+// The replay command as people use it: --help, its options and their errors (a mistyped option
+// answered with the one meant), exit codes, config files (a cordis.yml entry or a bare config),
+// progress on stderr (a bar on a TTY, plain lines otherwise, nothing under --json), --compare and
+// its legend, an --html path that cannot be written, and a malformed record named by file and line.
 // The logs are recorded once with the real deepseek-harness 0.1.0-rc.8 loop. Node >= 22.19.
 import test from 'ava'
 import { execFile } from 'node:child_process'
@@ -28,13 +29,14 @@ function command(args) {
   })
 }
 
-/** Runs `main` in this process with a stderr that says it is a TTY when `tty`. */
-async function inProcess(args, { tty = false } = {}) {
+/** Runs `main` in this process with a stderr that says it is a TTY when `tty`; `now` is the progress bar's clock. */
+async function inProcess(args, { tty = false, now } = {}) {
   let stdout = ''
   let stderr = ''
   const code = await main(args, {
     stdout: { write: (text) => { stdout += text } },
     stderr: { isTTY: tty, write: (text) => { stderr += text } },
+    now,
   })
   return { code, stdout, stderr }
 }
@@ -61,6 +63,28 @@ test('usage errors exit 2 with a pointer to --help', async (t) => {
     t.is(code, EXIT.usage, args.join(' '))
     t.is(stdout, '')
     t.regex(stderr, /^replay: .+\nRun dsh-repeat-tool-guard --help for the options\.\n$/, args.join(' '))
+  }
+})
+
+test('a mistyped option is answered with the option meant', async (t) => {
+  const help = 'Run dsh-repeat-tool-guard --help for the options.\n'
+  for (const [given, meant] of [['--thresold', '--thresholds'], ['--jsn', '--json'], ['--outcome-feild', '--outcome-field'], ['--comp', '--compare'], ['--HTML', '--html']]) {
+    const { code, stdout, stderr } = await command(['replay', logs, given, 'x'])
+    t.is(code, EXIT.usage, given)
+    t.is(stdout, '')
+    t.is(stderr, `replay: unknown option ${given} (did you mean ${meant}?)\n${help}`)
+  }
+  const far = await command(['replay', logs, '--frobnicate'])
+  t.is(far.stderr, `replay: unknown option --frobnicate (the options are --config, --thresholds, --compare, --format, --outcome-field, --json, --html, --help)\n${help}`)
+})
+
+test('--html to a path that cannot be written is refused before anything is read, with its own exit code', async (t) => {
+  const missing = join(dir, 'no-such-dir')
+  for (const [path, why] of [[join(missing, 'r.html'), `no such directory: ${missing}`], [dir, 'it is a directory'], [join(CORDIS_YML, 'r.html'), `${CORDIS_YML} is not a directory`]]) {
+    const { code, stdout, stderr } = await command(['replay', logs, '--html', path])
+    t.is(code, EXIT.output, path)
+    t.is(stdout, '', 'nothing was replayed')
+    t.is(stderr, `replay: cannot write the HTML report to ${path}: ${why}\n`)
   }
 })
 
@@ -130,16 +154,24 @@ test('an unknown config key is warned about, as the plugin does', async (t) => {
   t.regex(stderr, /^replay: warning: .*typo\.yml: unknown config key "thresholdz" is ignored/)
 })
 
-test('progress: plain lines when stderr is no TTY, a bar on a TTY, nothing under --json', async (t) => {
-  const plain = await command(['replay', logs])
-  t.regex(plain.stderr, /^replay: 5\/5 logs, [\d.]+\/[\d.]+ MB\n$/)
-  const tty = await inProcess(['replay', logs], { tty: true })
+test('progress: plain lines when stderr is no TTY, a bar on a TTY, nothing under --json; the torn log is warned about', async (t) => {
+  const torn = `replay: warning: ${join(logs, '_no-cwd', 'looper', 'session.jsonl')}: its last record is incomplete (a write cut short?); the replay ends at its last complete event, seq 218\n`
+  // A clock that stands still: the plain progress prints its last line only; one a second a call: the bar redraws at every step.
+  const plain = await inProcess(['replay', logs], { now: () => 0 })
+  t.is(plain.stderr.replace(/replay: 5\/5 logs, [\d.]+\/[\d.]+ MB\n$/, ''), torn)
+  let time = 0
+  const tty = await inProcess(['replay', logs], { tty: true, now: () => (time += 1000) })
   const ESC = '\x1b'
-  t.regex(tty.stderr, new RegExp(`^(\\r\\[[#.]{30}\\] \\d/5 logs, [\\d.]+/[\\d.]+ MB${ESC}\\[K)+\\r${ESC}\\[K$`))
-  t.true(tty.stderr.includes('] 5/5 logs'))
+  const frames = tty.stderr.split(`\r${ESC}[K${torn}`)
+  t.is(frames.length, 2, 'the bar is cleared for the warning')
+  for (const part of frames) t.regex(part, new RegExp(`^(\\r\\[[#.]{30}\\] \\d/5 logs, [\\d.]+/[\\d.]+ MB${ESC}\\[K)*(\\r${ESC}\\[K)?$`))
+  for (const done of [1, 2, 3, 4, 5]) t.true(tty.stderr.includes(`] ${done}/5 logs, `), `the bar at log ${done}`)
+  t.regex(tty.stderr, new RegExp(`\\] 5/5 logs, [\\d.]+/[\\d.]+ MB${ESC}\\[K\\r${ESC}\\[K$`), 'the bar ends full, then is cleared')
   const json = await command(['replay', logs, '--json'])
   t.is(json.stderr, '')
-  t.is(JSON.parse(json.stdout).sessions.length, 5)
+  const report = JSON.parse(json.stdout)
+  t.is(report.sessions.length, 5)
+  t.deepEqual(report.warnings, [{ message: torn.slice('replay: warning: '.length, -1) }], 'under --json the warning is in the report')
 })
 
 test('the text report lists each session\'s reminders, the run lengths and the totals', async (t) => {
@@ -148,7 +180,7 @@ test('the text report lists each session\'s reminders, the run lengths and the t
   t.regex(stdout, /resumed .*\n.*\n +\d+ +2:2\.\d+ +probe +gentle +3 /, 'a resumed lifecycle is marked')
   t.regex(stdout, /Runs of identical consecutive calls \(defaults: thresholds 3, 5, 8\)\n {2}tool +calls +runs +max +>=3 +>=5 +>=8\n/)
   t.regex(stdout, /\n {2}grep +17 +8 +6 +2 +2 +0\n/)
-  t.regex(stdout, /Totals \(defaults\): 5 sessions, 57 calls, 11 reminders \(8 gentle, 3 detailed, 0 cycle\)\n$/)
+  t.regex(stdout, /Totals \(defaults\): 5 sessions, 57 calls, 11 reminders \(8 gentle, 3 detailed, 0 cycle, 0 similar\)\n$/)
 })
 
 test('the README\'s sample of the text report is lines of the real one, in order', async (t) => {
@@ -168,6 +200,7 @@ test('--compare shows, per session, the reminders the second config adds and rem
   const other = join(dir, 'other.yml')
   await writeFile(other, 'thresholds: [4]\n')
   const { stdout } = await inProcess(['replay', logs, '--compare', other])
+  t.true(stdout.startsWith(`+ a reminder ${other} adds, - one it removes (against defaults)\n\n`), 'a legend says what + and - mean')
   const parent = stdout.slice(stdout.indexOf('parent  '))
   t.regex(parent, /^parent .*\n {2}defaults: 2 reminders; {2}.*other\.yml: 0 reminders\n/)
   t.regex(parent, /\n {2}- +34 +1\.3 +read +gentle +3 /)

@@ -279,10 +279,10 @@ if (harnessNode) {
     t.is(help.status, 0, help.stderr)
     t.true(help.stdout.startsWith('Usage: dsh-repeat-tool-guard replay'), help.stdout)
     t.true(help.stdout.includes('\n  3  a package the command needs is not installed'), help.stdout)
-    // A log in the backend's layout; the command stops before reading it, at its reader's import.
+    // A harness log (its header line); the command stops before reading on, at its reader's import.
     const session = join(dir, 'sessions', '--project--', 'session-1')
     mkdirSync(session, { recursive: true })
-    writeFileSync(join(session, 'session.jsonl'), '')
+    writeFileSync(join(session, 'session.jsonl'), `${JSON.stringify({ type: 'session', id: 'session-1' })}\n`)
     const replay = npx(['dsh-repeat-tool-guard', 'replay', 'sessions'], dir, harnessNode)
     t.is(replay.status, 3, replay.stderr)
     t.is(replay.stdout, '')

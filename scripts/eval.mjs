@@ -1,0 +1,111 @@
+// Loop detection measured on agent trajectories (docs/DETECTION.md): each config in CONFIGS goes
+// through the guard as the replay command runs it (its readers and Replay), and each rule in
+// scripts/peers.mjs over the same calls; the table gives, per source and overall, the share of the
+// sessions that ran out of budget, failed and were resolved that each reminds, and on the budget
+// sessions the first reminder's median position and the calls made after it. The reference
+// plugin's own listeners get the same calls too: their reminders must equal the defaults', call
+// for call (the exit code is 1 when they do not).
+// Run: npm run eval [-- <dir>]. The directory (searched as the replay searches one) defaults to the
+// shared set beside the checkout, ../shared/datasets/agent-trajectories.
+import { existsSync } from 'node:fs'
+import { basename, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+
+import * as reference from '@deepseek-ai/dsh-repeat-tool-reminder'
+
+import { listenersOf } from '../__test__/support/listeners.mjs'
+import { readRuns } from '../cli/formats/index.js'
+import { Replay } from '../cli/replay.js'
+import { outcomeFigures } from '../cli/report.js'
+import { SessionReader, findLogs } from '../cli/sessions.js'
+import { PEERS, firstFiring } from './peers.mjs'
+
+/** Our configs, as a cordis.yml would give them: add a detection here to measure it (the first, the defaults, is the one the reference plugin is checked against). */
+export const CONFIGS = [
+  { label: 'defaults (3, 5, 8)', config: {} },
+  { label: 'similar (5, 0.85)', config: { similar: { minCalls: 5, similarity: 0.85 } } },
+  { label: 'similar (8, 0.9)', config: { similar: { minCalls: 8, similarity: 0.9 } } },
+  { label: 'cycles (period 3, 3 times)', config: { cycles: { maxPeriod: 3, repeats: 3 } } },
+  { label: 'sameResultOnly', config: { sameResultOnly: true } },
+  { label: 'repeatEvery 2', config: { repeatEvery: 2 } },
+]
+const OUTCOMES = ['budget', 'failed', 'resolved']
+
+const root = fileURLToPath(new URL('..', import.meta.url))
+const dir = process.argv[2] ?? join(root, '..', 'shared', 'datasets', 'agent-trajectories')
+if (!existsSync(dir)) {
+  process.stderr.write(`eval: no trajectories at ${dir}; name a directory: npm run eval -- <dir>\n`)
+  process.exit(2)
+}
+
+const referenceListeners = listenersOf(reference, {})
+
+/** The reference plugin's reminders over `inputs` as `call|text`, its listeners called as the harness calls them. */
+async function referenceReminders(id, inputs) {
+  let agent = { id }
+  let calls = 0
+  const reminders = []
+  for (const input of inputs) {
+    // A new lifecycle is a new agent, whose chain starts empty.
+    if (input.kind === 'lifecycle') agent = { id }
+    if (input.kind === 'prompt') await referenceListeners['agent/pre-step']({ agent, messages: [{ source: { kind: 'user' } }] }, async () => ({ kind: 'continue' }))
+    if (input.kind !== 'call') continue
+    calls++
+    const decision = await referenceListeners['tools/post-execute']({ agent, name: input.tool, arguments: input.args }, input.result, async () => ({ kind: 'accept' }))
+    for (const message of decision.additionalContexts ?? []) reminders.push(`${calls}|${message.content[0].text}`)
+  }
+  return reminders
+}
+
+const started = performance.now()
+const detectors = [...CONFIGS.map(({ label }) => label), ...PEERS.map(({ label }) => `${label} †`)]
+const replay = new Replay(CONFIGS.map(({ config }) => config))
+const reader = new SessionReader()
+// Per source: per detector, the sessions as `{ outcome, calls, first }`.
+const sources = new Map()
+const problems = []
+const differing = []
+let calls = 0
+let referenceCount = 0
+for (const { path } of await findLogs([dir])) {
+  const report = (message) => problems.push(message)
+  for await (const run of readRuns(path, { reader, onBytes: () => {}, warn: report, fail: (error) => report(error.message) })) {
+    const inputs = []
+    for await (const input of run.inputs) inputs.push(input)
+    const replayed = replay.start(run.meta)
+    for (const input of inputs) replayed.feed(input)
+    const { reminders, calls: made } = replayed.finish()
+    calls += made
+    const expected = await referenceReminders(run.meta.id, inputs)
+    referenceCount += expected.length
+    if (JSON.stringify(expected) !== JSON.stringify(reminders[0].map((r) => `${r.call}|${r.text}`))) differing.push(run.meta.id)
+    const firsts = [...reminders.map((list) => list[0]?.call ?? null), ...PEERS.map((peer) => firstFiring(peer, inputs))]
+    const source = String(run.meta.fields?.source ?? basename(path))
+    if (!sources.has(source)) sources.set(source, detectors.map(() => []))
+    firsts.forEach((first, i) => sources.get(source)[i].push({ outcome: run.meta.fields?.outcome, calls: made, first }))
+  }
+}
+const seconds = (performance.now() - started) / 1000
+
+const percent = (share) => `${(share * 100).toFixed(1)} %`
+const rows = [['source', 'detector', ...OUTCOMES.map((o) => `${o} reminded`), 'first reminder, budget (median call, how far in)', 'calls after it, budget']]
+const all = detectors.map(() => [])
+for (const [source, lists] of [...[...sources].sort(([a], [b]) => (a < b ? -1 : 1)), ['all', all]]) {
+  lists.forEach((sessions, i) => {
+    if (source !== 'all') all[i].push(...sessions)
+    const figures = Object.fromEntries(OUTCOMES.map((outcome) => [outcome, outcomeFigures(sessions.filter((s) => s.outcome === outcome))]))
+    const shares = OUTCOMES.map((o) => (figures[o].sessions ? `${figures[o].reminded}/${figures[o].sessions} (${percent(figures[o].share)})` : '–'))
+    const budget = figures.budget
+    const first = budget.firstCall === null ? '–' : `${budget.firstCall} (${percent(budget.firstFraction)})`
+    rows.push([i ? '' : `**${source}**`, detectors[i], ...shares, first, budget.sessions ? String(budget.callsAfter) : '–'])
+  })
+}
+const count = [...sources.values()].reduce((n, lists) => n + lists[0].length, 0)
+process.stdout.write(`${count} sessions, ${calls} calls, from ${dir}; ${seconds.toFixed(1)} s\n\n`)
+process.stdout.write(`${rows.map((row, r) => `| ${row.join(' | ')} |${r === 0 ? `\n|${row.map((_, c) => (c < 2 ? ' --- |' : ' ---: |')).join('')}` : ''}`).join('\n')}\n\n`)
+process.stdout.write('† re-implemented from its documented rule (scripts/peers.mjs names where)\n')
+const checked = `The reference plugin (${reference.name}) given the same calls: ${referenceCount} reminders`
+const against = JSON.stringify(CONFIGS[0].label)
+process.stdout.write(differing.length ? `${checked}, not those of ${against} in ${differing.length} sessions: ${differing.join(', ')}\n` : `${checked}, those of ${against} call for call and text for text\n`)
+for (const problem of problems) process.stderr.write(`eval: ${problem}\n`)
+process.exitCode = problems.length || differing.length ? 1 : 0

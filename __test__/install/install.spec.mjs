@@ -11,8 +11,8 @@
 // installs, then fails to import with the missing-binary error.
 // Runs in `npm test` (scripts/test.sh sets TEST_HARNESS_NODE: a Node >= 22.19, or "skip").
 import { execFileSync } from 'node:child_process'
-import { copyFileSync, existsSync, mkdirSync, readdirSync, renameSync, writeFileSync } from 'node:fs'
-import { join } from 'node:path'
+import { copyFileSync, existsSync, mkdirSync, readdirSync, renameSync, statSync, writeFileSync } from 'node:fs'
+import { join, sep } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import test from 'ava'
 import { GENTLE } from '../oracle.mjs'
@@ -58,8 +58,9 @@ const setup = once(async () => {
 test.serial('the packed packages: root without a binary, optionalDependencies on every platform package; the platform package with its binary', async (t) => {
   const { rootPackage, platformPackage, manifest, installSeconds } = await setup()
   t.log(`npm install into the fresh project: ${installSeconds.toFixed(1)} s`)
-  // package.json's files: the entry points and every file under lib/ (the hand-written glue).
-  const shipped = pkg.files.flatMap((entry) => entry.endsWith('/') ? readdirSync(join(root, entry)).map((file) => entry + file) : [entry])
+  // package.json's files: the entry points and every file under lib/ and cli/ (the hand-written glue), at any depth.
+  const files = (entry) => readdirSync(join(root, entry), { recursive: true }).filter((file) => statSync(join(root, entry, file)).isFile()).map((file) => entry + file.split(sep).join('/'))
+  const shipped = pkg.files.flatMap((entry) => entry.endsWith('/') ? files(entry) : [entry])
   t.deepEqual(rootPackage.files, ['LICENSE', 'README.md', 'package.json', ...shipped].sort())
   t.is(Object.keys(manifest.optionalDependencies).length, pkg.napi.targets.length)
   t.true(host.published)

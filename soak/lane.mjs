@@ -90,10 +90,11 @@ function normalize(events, mode) {
 }
 
 /**
- * Runs one lane: rounds until `deadline` (a time in ms). `flavour`: 'guard', or 'baseline' (no guard plugin loaded anywhere:
- * the same load for the harness alone). Returns the lane's figures and deviations.
+ * Runs one lane: `rounds` rounds, or (without `rounds`) rounds until `deadline` (a time in ms). `flavour`: 'guard', or
+ * 'baseline' (no guard plugin loaded anywhere: the same load for the harness alone). `log(figures)` after each round;
+ * `finished()` is awaited after the last round, before every agent is disposed. Returns the lane's figures and deviations.
  */
-export async function runLane({ lane, seed, agents: agentCount, deadline, flavour, plant, log = () => {} }) {
+export async function runLane({ lane, seed, agents: agentCount, rounds, deadline, flavour, plant, log = () => {}, finished = async () => {} }) {
   const next = rng(seed + lane * 7919)
   const deviations = []
   const figures = { lane, rounds: 0, turns: 0, calls: 0, reminders: 0, faults: {}, reloadsAtRest: 0, reloadsMidTurn: 0, recreated: 0, subagents: 0, clears: 0 }
@@ -371,7 +372,7 @@ export async function runLane({ lane, seed, agents: agentCount, deadline, flavou
   const protoSlot = (slot) => slot % 10 === 9
   const agentsState = Array.from({ length: agentCount }, () => ({}))
   let callSeq = 0
-  while (Date.now() < deadline) {
+  while (rounds ? figures.rounds < rounds : Date.now() < deadline) {
     figures.rounds++
     // The plugin is reloaded mid-turn in round 2 and then now and then, at rest in round 3 and
     // now and then.
@@ -422,6 +423,7 @@ export async function runLane({ lane, seed, agents: agentCount, deadline, flavou
     log(figures)
   }
   // The end: every agent disposed, every chain gone.
+  await finished()
   for (const c of contexts) {
     checkStats(c)
     for (const a of c.agents.values()) await dispose(a)

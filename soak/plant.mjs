@@ -14,11 +14,15 @@ export function plantDrop(ctx) {
   })
 }
 
-/** Keeps every call's arguments, and their text (at least 16 KB), for ever: memory that grows with the calls. */
+/**
+ * Keeps every call's arguments, and 16 KB filled with their text, for ever: memory that grows with
+ * the calls. (A buffer, not a padded string: V8 builds `padEnd`'s filler from shared pieces, so
+ * such a string keeps well under 1 KB.)
+ */
 export function plantLeak(ctx) {
   const kept = []
   ctx.on('tools/post-execute', (exec, _result, next) => {
-    kept.push(exec.arguments, `${exec.callId} ${JSON.stringify(exec.arguments) ?? ''}`.padEnd(16_384, '.'))
+    kept.push(exec.arguments, Buffer.alloc(16_384, `${exec.callId} ${JSON.stringify(exec.arguments) ?? ''} `))
     return next()
   })
 }

@@ -1,11 +1,12 @@
-// The heaviest robustness checks, each in a child process of its own (robustness/heavy.mjs), to
-// measure RSS cleanly: a 64 MB string, an object of 1,000,000 keys, a million agents. They check
-// bounds of the Rust core (no recursion, memory given back) that are the same code on every build
-// and Node, so npm test runs this file once, on the native build and the Node that runs npm
-// (docs/TESTING.md).
+// The heaviest robustness checks: a million levels of nesting, and, each in a child process of its
+// own (robustness/heavy.mjs) to measure RSS cleanly, a 64 MB string, an object of 1,000,000 keys,
+// a million agents. They check bounds of the Rust core (no recursion, memory given back) that are
+// the same code on every build and Node, so npm test runs this file once, on the native build and
+// the Node that runs npm (docs/TESTING.md); robustness.spec.mjs's 100,000 levels run everywhere.
 import { spawn } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import test from 'ava'
+import { RepeatToolGuard } from '../index.js'
 
 /** Runs `robustness/heavy.mjs CASE` in its own Node process and returns what it printed. */
 function heavy(which) {
@@ -51,4 +52,11 @@ test('heavy: a million agents observed and disposed leave agentCount at 0 and RS
   }
   t.true(got.agentsGrowth < 32, `RSS grew ${got.agentsGrowth.toFixed(1)} MB over the second million agents`)
   t.true(got.guardsGrowth < 32, `RSS grew ${got.guardsGrowth.toFixed(1)} MB over 20,000 dropped guards`)
+})
+
+test('a million levels from JSON.parse are counted without a crash', (t) => {
+  const depth = 1_000_000
+  const text = `${'['.repeat(depth)}${']'.repeat(depth)}`
+  const guard = new RepeatToolGuard({ thresholds: [2] })
+  t.deepEqual([0, 1].map(() => guard.observe('a', 'deep', JSON.parse(text))).map((r) => (r ? [r.count, r.tier] : null)), [null, [2, 'gentle']])
 })

@@ -55,13 +55,6 @@ test('nesting 100,000 levels (arrays, objects, both; built or JSON.parse\'d): th
   t.is(canonicalize({ b: shared, a: shared }), `{"a":${'['.repeat(depth)}0${']'.repeat(depth)},"b":${'['.repeat(depth)}0${']'.repeat(depth)}}`)
 })
 
-test('a million levels from JSON.parse are counted without a crash', (t) => {
-  const depth = 1_000_000
-  const text = `${'['.repeat(depth)}${']'.repeat(depth)}`
-  const guard = new RepeatToolGuard({ thresholds: [2] })
-  t.deepEqual(run(guard, times(2, ['deep', JSON.parse(text)])), [null, [2, 'gentle']])
-})
-
 test('up to the depth V8 still stringifies (1,000 and 5,000 levels) the text is byte-identical to V8\'s', (t) => {
   const next = rng(6_0001)
   for (const depth of [1000, 5000]) {

@@ -34,11 +34,15 @@ function foldReminder(downstream, reminder) {
   return { ...downstream, additionalContexts: [reminder, ...(downstream.additionalContexts ?? [])] }
 }
 
-/** The reminder's source summary: `grep × 3`; for a cycle its block, `(read, grep) × 2`; for near-identical calls `grep ≈ 5`. */
+/**
+ * The reminder's source summary: `grep × 3`; for a cycle its block, `(read, grep) × 2`; for
+ * near-identical calls `grep ≈ 5`; for the same call and result again `grep ⟳ 5`.
+ */
 function summaryOf(tool, reminder) {
   switch (reminder.tier) {
     case 'cycle': return `(${reminder.tools.join(', ')}) × ${reminder.count}`
     case 'similar': return `${tool} ≈ ${reminder.count}`
+    case 'noProgress': return `${tool} ⟳ ${reminder.count}`
     default: return `${tool} × ${reminder.count}`
   }
 }
@@ -68,8 +72,8 @@ export function apply(ctx, config) {
   // The listeners use the native guard itself: its results never leave this module.
   const guard = nativeOf(exported)
   const handle = guard.__handle()
-  // Validated by the constructor: true only when explicitly enabled.
-  const sameResultOnly = config?.sameResultOnly === true
+  // Results reach the guard only when a detection reads them (`sameResultOnly`, `noProgress`).
+  const takesResults = guard.takesResults
   const resume = config?.resume === true
   const tracked = new Map()
   // The last tool asked about (none yet: a value no name is): an agent mostly calls the same tool again.
@@ -100,7 +104,7 @@ export function apply(ctx, config) {
       const tool = exec.name
       if (!isTracked(tool)) return null
       const id = exec.agent.id
-      if (repeated && !sameResultOnly && repeats(exec.arguments, id, tool, handle)) {
+      if (repeated && !takesResults && repeats(exec.arguments, id, tool, handle)) {
         // `false`: the guard keeps no such call; then the call is walked as any other.
         const observed = binding.__observeAgain(handle)
         if (observed !== false) {
@@ -110,9 +114,9 @@ export function apply(ctx, config) {
       }
       // Not plain parsed JSON (or an odd id): the class path, which applies JSON's rules exactly.
       // Results are compared only when asked for.
-      if (typeof id !== 'string' || !encode(exec.arguments, id, tool, handle, sameResultOnly, result, repeated)) {
+      if (typeof id !== 'string' || !encode(exec.arguments, id, tool, handle, takesResults, result, repeated)) {
         repeated = false
-        return sameResultOnly ? guard.observe(id, tool, exec.arguments, result) : guard.observe(id, tool, exec.arguments)
+        return takesResults ? guard.observe(id, tool, exec.arguments, result) : guard.observe(id, tool, exec.arguments)
       }
       try {
         const observed = inMemory() ? observeMemory() : observeEncoded(encoded.memory, encoded.pieces, encoded.widePieces)

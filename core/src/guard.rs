@@ -9,6 +9,7 @@ use crate::key::CallKey;
 use crate::memo::{key_form, Memo};
 use crate::read::Scratch;
 use crate::reminders::{self, Reminder, Tier};
+use crate::progress;
 use crate::similar;
 use crate::stats::Stats;
 use crate::value::Arguments;
@@ -178,9 +179,9 @@ impl Guard {
         self.repeated
     }
 
-    /// Whether `observe` compares results (`sameResultOnly`): callers pass them only then.
-    pub fn same_result_only(&self) -> bool {
-        self.config.same_result_only
+    /// Whether `observe` reads results (`sameResultOnly`, `noProgress`): callers pass them only then.
+    pub fn takes_results(&self) -> bool {
+        self.config.same_result_only || self.config.no_progress.is_some()
     }
 
     /// Calls counted and reminders returned since the guard was made.
@@ -320,6 +321,7 @@ impl Guard {
         result: Option<Arguments<'_>>,
         ignored: &[KeyPath],
     ) -> Result<Option<Reminder>, CanonicalError> {
+        let result_given = result;
         // Digested before the chain moves, so a result without canonical form changes nothing.
         let result = match result {
             Some(result) if self.config.same_result_only => {
@@ -340,17 +342,28 @@ impl Guard {
             }
             None => None,
         };
+        // `noProgress`: the result's digest without its volatile parts.
+        let no_progress = match &self.config.no_progress {
+            Some(config) => {
+                let digest = progress::result_digest(result_given, &mut self.scratch);
+                self.scratch.trim();
+                Some((config, digest?))
+            }
+            None => None,
+        };
         let step = Step {
             key,
             result,
             tool,
             cycles: self.config.cycles.as_ref(),
             similar,
+            no_progress,
         };
         let Advanced {
             run,
             cycle,
             similar,
+            no_progress,
         } = self.chains.advance_extended(agent, step);
         self.stats.observed += 1;
         let thresholds = self
@@ -358,11 +371,15 @@ impl Guard {
             .overrides
             .thresholds_for(tool, &self.config.thresholds);
         let tier = tier_at(thresholds, self.config.repeat_every, run);
-        // One reminder per call: a run's, else a cycle's, else a near-identical run's.
+        // One reminder per call: a run's, else a cycle's, else a near-identical run's, else no progress.
         Ok(
             run_reminder(&self.config, tier, tool, run, arguments, ignored)?
                 .or_else(|| cycle.map(|hit| reminders::cycle(hit.tools, hit.repeats)))
-                .or_else(|| similar.map(|count| reminders::similar(tool, count))),
+                .or_else(|| similar.map(|count| reminders::similar(tool, count)))
+                .or_else(|| {
+                    let window = self.config.no_progress.map_or(0, |c| c.window as u64);
+                    no_progress.map(|count| reminders::no_progress(tool, count, window))
+                }),
         )
     }
 

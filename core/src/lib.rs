@@ -49,6 +49,7 @@ mod number;
 mod options;
 mod overrides;
 mod patterns;
+mod progress;
 #[cfg(test)]
 mod profile;
 mod read;

@@ -19,6 +19,8 @@ pub enum Tier {
     Cycle,
     /// Opt-in (`similar`): a run of near-identical calls of one tool.
     Similar,
+    /// Opt-in (`noProgress`): the same call returning the same result again, not necessarily in a row.
+    NoProgress,
 }
 
 impl Tier {
@@ -28,6 +30,7 @@ impl Tier {
             Tier::Detailed => "detailed",
             Tier::Cycle => "cycle",
             Tier::Similar => "similar",
+            Tier::NoProgress => "noProgress",
         }
     }
 }
@@ -82,6 +85,21 @@ pub fn similar(tool: &[u16], count: u64) -> Reminder {
     text.extend(format!("\n- consecutive_calls: {count}\nThe arguments change only slightly from call to call and the calls are not making progress. Do not call this tool again with a small variation of the same arguments. Inspect the latest result and choose a different action, or finish the task if enough evidence has been gathered.").encode_utf16());
     Reminder {
         tier: Tier::Similar,
+        count,
+        text,
+        tools: Vec::new(),
+    }
+}
+
+/// The reminder for `count` calls of `tool`, each the same call with the same result, among the last `window`.
+pub fn no_progress(tool: &[u16], count: u64, window: u64) -> Reminder {
+    let mut text: Vec<u16> = "Tool calls without progress detected:\n- tool: "
+        .encode_utf16()
+        .collect();
+    text.extend_from_slice(tool);
+    text.extend(format!("\n- same_call_same_result: {count} of the last {window} calls\nThis call, with identical arguments, keeps returning the same result, with other calls in between, so it tells you nothing new. Do not make it again until something it depends on has changed. Read the result you already have, change your approach (a different command, file, or fix), or finish the task if enough evidence has been gathered.").encode_utf16());
+    Reminder {
+        tier: Tier::NoProgress,
         count,
         text,
         tools: Vec::new(),

@@ -15,6 +15,7 @@ pub struct Stats {
     pub detailed: u64,
     pub cycle: u64,
     pub similar: u64,
+    pub no_progress: u64,
 }
 
 impl Stats {
@@ -25,6 +26,7 @@ impl Stats {
             Tier::Detailed => self.detailed += 1,
             Tier::Cycle => self.cycle += 1,
             Tier::Similar => self.similar += 1,
+            Tier::NoProgress => self.no_progress += 1,
         }
     }
 }

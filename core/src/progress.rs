@@ -2,7 +2,9 @@
 //! same result again and again, back to back or with other calls between.
 //! A call counts as no progress when its key and its normalized result equal
 //! an earlier call's among the agent's last `window` tracked calls; the
-//! reminder comes when `minCalls` such calls are in the window together.
+//! reminder comes when `minCalls` such calls are in the window together, and
+//! again for that call only once the call it came at has left the window (a
+//! loop that goes on is reminded of every `window` calls).
 //!
 //! A result is compared after its volatile parts are removed: in its
 //! canonical text, every run of hexadecimal digits and hyphens that holds a
@@ -104,12 +106,14 @@ impl Sink for Normalized {
 /// An agent's last calls, as digests of their key and normalized result.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Recent {
-    calls: VecDeque<[u8; blake3::OUT_LEN]>,
+    /// Each call's digest, and whether the reminder came at it.
+    calls: VecDeque<([u8; blake3::OUT_LEN], bool)>,
 }
 
 impl Recent {
     /// Takes the agent's next tracked call; the number of equal calls in the
-    /// window when it reaches `minCalls` with this call.
+    /// window when they are at least `minCalls` and the call was not reminded
+    /// of since it last entered the window.
     pub(crate) fn push(
         &mut self,
         key: &CallKey,
@@ -127,9 +131,16 @@ impl Recent {
         while self.calls.len() >= window {
             self.calls.pop_front();
         }
-        self.calls.push_back(call);
-        let equal = self.calls.iter().filter(|held| **held == call).count() as u64;
-        (equal as f64 == config.min_calls).then_some(equal)
+        let (mut equal, mut reminded) = (1, false);
+        for (held, at) in &self.calls {
+            if *held == call {
+                equal += 1;
+                reminded |= *at;
+            }
+        }
+        let due = equal as f64 >= config.min_calls && !reminded;
+        self.calls.push_back((call, due));
+        due.then_some(equal)
     }
 }
 
@@ -174,5 +185,14 @@ mod tests {
             .map(|n| recent.push(&key(*n), &same, &config))
             .collect();
         assert_eq!(spaced, [None; 9]);
+        // A loop that goes on is reminded of once, and again after it was broken.
+        let mut recent = Recent::default();
+        let looping: Vec<Option<u64>> = [1, 2, 1, 2, 1, 2, 1, 2, 3, 4, 5, 6, 7, 1, 1, 1]
+            .iter()
+            .map(|n| recent.push(&key(*n), &same, &config))
+            .collect();
+        let hits: Vec<usize> = looping.iter().enumerate().filter_map(|(i, hit)| hit.map(|_| i + 1)).collect();
+        assert_eq!(hits, [5, 6, 16]);
+        assert_eq!(looping.get(4), Some(&Some(3)));
     }
 }

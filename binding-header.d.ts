@@ -32,6 +32,8 @@ export interface Config {
   similar?: { minCalls?: number; similarity?: number }
   /** Opt-in: remind when `minCalls` (default 5) of the agent's last `window` (default 12) calls are the same call with the same result, volatile parts (numbers, ids, timestamps) left out. Default: off. */
   noProgress?: { minCalls?: number; window?: number }
+  /** Opt-in hard stop: once a run of identical calls, or `noProgress`'s count of the same call and result, reaches this many (an integer >= 2), the plugin ends the agent's turn and says why. Default: off. */
+  stopAt?: number
   /** Opt-in: an agent resumed on a persisted session continues its chains, rebuilt from the session's calls since the last user prompt. Default: `false`. */
   resume?: boolean
 }

@@ -32,6 +32,8 @@ export interface Config {
   similar?: { minCalls?: number; similarity?: number }
   /** Opt-in: remind when `minCalls` (default 5) of the agent's last `window` (default 12) calls are the same call with the same result, volatile parts (numbers, ids, timestamps) left out. Default: off. */
   noProgress?: { minCalls?: number; window?: number }
+  /** Opt-in hard stop: once a run of identical calls, or `noProgress`'s count of the same call and result, reaches this many (an integer >= 2), the plugin ends the agent's turn and says why. Default: off. */
+  stopAt?: number
   /** Opt-in: an agent resumed on a persisted session continues its chains, rebuilt from the session's calls since the last user prompt. Default: `false`. */
   resume?: boolean
 }
@@ -131,6 +133,8 @@ export interface GuardStats {
   similar: number
   /** `noProgress` reminders returned. */
   noProgress: number
+  /** `stop` messages returned (`stopAt`): turns the plugin ended. */
+  stop: number
 }
 
 /** A reminder due for the call just observed. */
@@ -140,8 +144,9 @@ export interface Reminder {
    * with `repeatEvery`, past the last); `cycle` for a repeated block of calls (`cycles`);
    * `similar` for a run of near-identical calls (`similar`).
    * `noProgress` for the same call returning the same result again (`noProgress`).
+   * `stop` when a count reached `stopAt`: the plugin ends the agent's turn.
    */
-  tier: 'gentle' | 'detailed' | 'cycle' | 'similar' | 'noProgress'
+  tier: 'gentle' | 'detailed' | 'cycle' | 'similar' | 'noProgress' | 'stop'
   /** The run length that reached the threshold; for `cycle`, the block's repetitions. */
   count: number
   /** The text the model reads, exactly as the reference plugin words it (for `gentle` and `detailed`). */

@@ -80,3 +80,20 @@ test("profile 'recommended' turns noProgress on at its defaults; an explicit key
   const thresholds = new RepeatToolGuard({ profile: 'recommended', thresholds: [2] })
   t.deepEqual(fired(thresholds, [['t', {}, result('x')], ['t', {}, result('x')]]), [[2, 'gentle', 2]])
 })
+
+const STOP = (tool, count) => `Tool call loop stopped:\n- tool: ${tool}\n- calls: ${count}, the limit this guard was configured with\nThe same call kept coming back without progress, so this turn has been ended. Before calling tools again, review the results you already have and choose a different approach, or report what is blocking you.`
+
+test('stopAt: a run or a noProgress count that reaches it brings the stop, ahead of any reminder', (t) => {
+  const guard = new RepeatToolGuard({ stopAt: 4 })
+  const same = Array.from({ length: 5 }, () => ['grep', { q: 'x' }])
+  const reminders = same.map(([tool, args]) => guard.observe('a', tool, args))
+  t.deepEqual(reminders.map((r, i) => r && [i + 1, r.tier, r.count]).filter(Boolean), [[3, 'gentle', 3], [4, 'stop', 4], [5, 'stop', 5]])
+  t.is(reminders[3].text, STOP('grep', 4))
+  t.is(guard.stats().stop, 2)
+  const spread = new RepeatToolGuard({ noProgress: { minCalls: 3, window: 10 }, stopAt: 4 })
+  t.deepEqual(fired(spread, loop(5)), [[5, 'noProgress', 3], [7, 'stop', 4], [9, 'stop', 5]])
+  const off = new RepeatToolGuard({ noProgress: { minCalls: 3, window: 10 } })
+  t.deepEqual(fired(off, loop(5)), [[5, 'noProgress', 3]], 'no stop unless configured')
+  const error = t.throws(() => new RepeatToolGuard({ stopAt: 1 }))
+  t.is(error.message, 'repeat-tool-guard: invalid stopAt 1 — must be an integer >= 2')
+})

@@ -63,8 +63,8 @@ export class RepeatToolGuard {
   }
 
   stats() {
-    const { observed, reminders, gentle, detailed, cycle, similar, noProgress } = inRealm(() => this.#native.stats())
-    return { observed, reminders, gentle, detailed, cycle, similar, noProgress }
+    const { observed, reminders, gentle, detailed, cycle, similar, noProgress, stop } = inRealm(() => this.#native.stats())
+    return { observed, reminders, gentle, detailed, cycle, similar, noProgress, stop }
   }
 
   reset(agentId) {

@@ -43,6 +43,8 @@ pub struct GuardStats {
     pub similar: f64,
     /// `noProgress` reminders returned.
     pub no_progress: f64,
+    /// `stop` messages returned (`stopAt`): turns the plugin ended.
+    pub stop: f64,
 }
 
 /// Counts runs of identical tool calls per agent and says when to remind the model.
@@ -186,6 +188,7 @@ impl RepeatToolGuard {
                 cycle: stats.cycle as f64,
                 similar: stats.similar as f64,
                 no_progress: stats.no_progress as f64,
+                stop: stats.stop as f64,
             }
         })
     }

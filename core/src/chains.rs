@@ -67,8 +67,10 @@ pub struct Advanced {
     pub cycle: Option<CycleHit>,
     /// The near-identical run it brings to `minCalls` (`similar`).
     pub similar: Option<u64>,
-    /// The equal calls it brings to `minCalls` in the window (`noProgress`).
-    pub no_progress: Option<u64>,
+    /// The same call with the same result in the window, this one included (`noProgress`; 0: off).
+    pub unchanged: u64,
+    /// Whether that count brings `noProgress`'s reminder.
+    pub no_progress: bool,
 }
 
 /// Every agent's current run, by agent id as UTF-16 code units (as JavaScript
@@ -200,7 +202,7 @@ impl Chains {
                 .get_or_insert_with(|| CycleTracker::new(config))
                 .push(&key, tool, config)
         });
-        let no_progress = no_progress.and_then(|(config, result)| {
+        let (unchanged, no_progress) = no_progress.map_or((0, false), |(config, result)| {
             extra
                 .recent
                 .get_or_insert_with(Default::default)
@@ -211,6 +213,7 @@ impl Chains {
             run: chain.run,
             cycle: hit,
             similar,
+            unchanged,
             no_progress,
         }
     }

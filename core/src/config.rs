@@ -139,6 +139,8 @@ pub struct GuardConfig {
     pub similar: Option<SimilarConfig>,
     /// Opt-in: the same call returning the same normalized result again (`None`: off).
     pub no_progress: Option<NoProgressConfig>,
+    /// Opt-in: the count (a run's, or `noProgress`'s) at which the turn is ended (`None`: never).
+    pub stop_at: Option<f64>,
     /// Opt-in: a resumed agent's chain is rebuilt from its session's log (by the plugin).
     pub resume: bool,
 }
@@ -156,6 +158,7 @@ impl Default for GuardConfig {
             ignore: IgnoreRules::default(),
             similar: None,
             no_progress: None,
+            stop_at: None,
             resume: false,
         }
     }
@@ -171,6 +174,7 @@ impl GuardConfig {
             || !self.ignore.is_empty()
             || self.similar.is_some()
             || self.no_progress.is_some()
+            || self.stop_at.is_some()
     }
 }
 

@@ -363,6 +363,7 @@ impl Guard {
             run,
             cycle,
             similar,
+            unchanged,
             no_progress,
         } = self.chains.advance_extended(agent, step);
         self.stats.observed += 1;
@@ -371,6 +372,13 @@ impl Guard {
             .overrides
             .thresholds_for(tool, &self.config.thresholds);
         let tier = tier_at(thresholds, self.config.repeat_every, run);
+        // `stopAt`: the hard stop wins over any reminder due on the same call.
+        if let Some(stop_at) = self.config.stop_at {
+            let count = run.max(unchanged);
+            if count as f64 >= stop_at {
+                return Ok(Some(reminders::stop(tool, count)));
+            }
+        }
         // One reminder per call: a run's, else a cycle's, else a near-identical run's, else no progress.
         Ok(
             run_reminder(&self.config, tier, tool, run, arguments, ignored)?
@@ -378,7 +386,7 @@ impl Guard {
                 .or_else(|| similar.map(|count| reminders::similar(tool, count)))
                 .or_else(|| {
                     let window = self.config.no_progress.map_or(0, |c| c.window as u64);
-                    no_progress.map(|count| reminders::no_progress(tool, count, window))
+                    no_progress.then(|| reminders::no_progress(tool, unchanged, window))
                 }),
         )
     }

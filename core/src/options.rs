@@ -331,6 +331,18 @@ pub const OPTIONS: &[OptionSpec] = &[
         },
     },
     OptionSpec {
+        name: "stopAt",
+        shape: Shape::Value,
+        ts_type: "number",
+        default: "off",
+        doc: "Opt-in hard stop: once a run of identical calls, or `noProgress`'s count of the same call and result, reaches this many (an integer >= 2), the plugin ends the agent's turn and says why.",
+        errors: || vec![doc_invalid("stopAt", REPEATS_RULE)],
+        apply: |raw, config| {
+            config.stop_at = config::number("stopAt", raw, config::integer_in(2.0, f64::MAX), REPEATS_RULE)?;
+            Ok(())
+        },
+    },
+    OptionSpec {
         name: "resume",
         shape: Shape::Value,
         ts_type: "boolean",

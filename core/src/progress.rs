@@ -112,14 +112,14 @@ pub(crate) struct Recent {
 
 impl Recent {
     /// Takes the agent's next tracked call; the number of equal calls in the
-    /// window when they are at least `minCalls` and the call was not reminded
-    /// of since it last entered the window.
+    /// window, and whether the reminder is due: they are at least `minCalls`
+    /// and the call was not reminded of since it last entered the window.
     pub(crate) fn push(
         &mut self,
         key: &CallKey,
         result: &[u8; blake3::OUT_LEN],
         config: &NoProgressConfig,
-    ) -> Option<u64> {
+    ) -> (u64, bool) {
         let mut hasher = blake3::Hasher::new();
         match key.form() {
             KeyForm::Inline(form) => hasher.update(b"i").update(form),
@@ -140,7 +140,7 @@ impl Recent {
         }
         let due = equal as f64 >= config.min_calls && !reminded;
         self.calls.push_back((call, due));
-        due.then_some(equal)
+        (equal, due)
     }
 }
 
@@ -167,6 +167,10 @@ mod tests {
         assert_ne!(digest(r#"{"content":""}"#), result_digest(None, &mut Scratch::default()).unwrap());
     }
 
+    fn due((equal, due): (u64, bool)) -> Option<u64> {
+        due.then_some(equal)
+    }
+
     #[test]
     fn reminds_when_the_window_holds_min_calls_equal_calls() {
         let config = NoProgressConfig { min_calls: 3.0, window: 5.0 };
@@ -175,21 +179,21 @@ mod tests {
         let mut recent = Recent::default();
         let hits: Vec<Option<u64>> = [(1, same), (2, same), (1, same), (1, other), (1, same), (3, same)]
             .iter()
-            .map(|(n, result)| recent.push(&key(*n), result, &config))
+            .map(|(n, result)| due(recent.push(&key(*n), result, &config)))
             .collect();
         assert_eq!(hits, [None, None, None, None, Some(3), None]);
         // Calls that fall out of the window no longer count.
         let mut recent = Recent::default();
         let spaced: Vec<Option<u64>> = [1, 2, 3, 4, 1, 2, 3, 4, 1]
             .iter()
-            .map(|n| recent.push(&key(*n), &same, &config))
+            .map(|n| due(recent.push(&key(*n), &same, &config)))
             .collect();
         assert_eq!(spaced, [None; 9]);
         // A loop that goes on is reminded of once, and again after it was broken.
         let mut recent = Recent::default();
         let looping: Vec<Option<u64>> = [1, 2, 1, 2, 1, 2, 1, 2, 3, 4, 5, 6, 7, 1, 1, 1]
             .iter()
-            .map(|n| recent.push(&key(*n), &same, &config))
+            .map(|n| due(recent.push(&key(*n), &same, &config)))
             .collect();
         let hits: Vec<usize> = looping.iter().enumerate().filter_map(|(i, hit)| hit.map(|_| i + 1)).collect();
         assert_eq!(hits, [5, 6, 16]);

@@ -21,6 +21,8 @@ pub enum Tier {
     Similar,
     /// Opt-in (`noProgress`): the same call returning the same result again, not necessarily in a row.
     NoProgress,
+    /// Opt-in (`stopAt`): the count reached the operator's bound; the plugin ends the turn.
+    Stop,
 }
 
 impl Tier {
@@ -31,6 +33,7 @@ impl Tier {
             Tier::Cycle => "cycle",
             Tier::Similar => "similar",
             Tier::NoProgress => "noProgress",
+            Tier::Stop => "stop",
         }
     }
 }
@@ -100,6 +103,19 @@ pub fn no_progress(tool: &[u16], count: u64, window: u64) -> Reminder {
     text.extend(format!("\n- same_call_same_result: {count} of the last {window} calls\nThis call, with identical arguments, keeps returning the same result, with other calls in between, so it tells you nothing new. Do not make it again until something it depends on has changed. Read the result you already have, change your approach (a different command, file, or fix), or finish the task if enough evidence has been gathered.").encode_utf16());
     Reminder {
         tier: Tier::NoProgress,
+        count,
+        text,
+        tools: Vec::new(),
+    }
+}
+
+/// The message of the hard stop: `count` calls of `tool` reached `stopAt`.
+pub fn stop(tool: &[u16], count: u64) -> Reminder {
+    let mut text: Vec<u16> = "Tool call loop stopped:\n- tool: ".encode_utf16().collect();
+    text.extend_from_slice(tool);
+    text.extend(format!("\n- calls: {count}, the limit this guard was configured with\nThe same call kept coming back without progress, so this turn has been ended. Before calling tools again, review the results you already have and choose a different approach, or report what is blocking you.").encode_utf16());
+    Reminder {
+        tier: Tier::Stop,
         count,
         text,
         tools: Vec::new(),

@@ -189,7 +189,8 @@ fn stats_count_calls_and_reminders_by_tier() {
             detailed: 1,
             cycle: 1,
             similar: 0,
-            no_progress: 0
+            no_progress: 0,
+            stop: 0
         }
     );
     let mut plain = guard(&[2.0], &[], &[]);

@@ -30,7 +30,7 @@ export interface Config {
   ignoreArguments?: Array<{ tools: string[]; keys: string[] }>
   /** Opt-in: remind once when `minCalls` (default 5) calls of one tool in a row each differ from the last but are at least `similarity` (default 0.85) alike. Default: off. */
   similar?: { minCalls?: number; similarity?: number }
-  /** Opt-in: remind when `minCalls` (default 5) of the agent's last `window` (default 12) calls are the same call with the same result, volatile parts (numbers, ids, timestamps) left out. Default: off. */
+  /** Opt-in: remind when `minCalls` (default 6) of the agent's last `window` (default 16) calls are the same call with the same result, volatile parts (numbers, ids, timestamps) left out. Default: off. */
   noProgress?: { minCalls?: number; window?: number }
   /** Opt-in hard stop: once a run of identical calls, or `noProgress`'s count of the same call and result, reaches this many (an integer >= 2), the plugin ends the agent's turn and says why. Default: off. */
   stopAt?: number

@@ -74,7 +74,7 @@ test('noProgress validation: an object; minCalls 2 to 64; window minCalls to 64'
 test("profile 'recommended' turns noProgress on at its defaults; an explicit key overrides it", (t) => {
   const recommended = new RepeatToolGuard({ profile: 'recommended' })
   t.true(recommended.takesResults)
-  t.deepEqual(fired(recommended, loop(6)), [[9, 'noProgress', 5]], '(5 in 12)')
+  t.deepEqual(fired(recommended, loop(6)), [[11, 'noProgress', 6]], '(6 in 16)')
   const tuned = new RepeatToolGuard({ profile: 'recommended', noProgress: { minCalls: 3, window: 6 } })
   t.deepEqual(fired(tuned, loop(6)), [[5, 'noProgress', 3], [11, 'noProgress', 3]], 'again once the call it came at has left the window')
   const thresholds = new RepeatToolGuard({ profile: 'recommended', thresholds: [2] })

@@ -18,7 +18,7 @@ export const OPTION_SCHEMA = Schema.object({
   repeatEvery: Schema.any().description('Opt-in: past the last threshold, a detailed reminder every this many further calls of the run, an integer >= 1. Default: off.'),
   ignoreArguments: Schema.any().description('Opt-in: for tools matching `tools`, the argument keys named in `keys` (dotted paths into nested objects, `\\.` for a dot within a name) are left out of the comparison. Default: [].'),
   similar: Schema.any().description('Opt-in: remind once when `minCalls` (default 5) calls of one tool in a row each differ from the last but are at least `similarity` (default 0.85) alike. Default: off.'),
-  noProgress: Schema.any().description('Opt-in: remind when `minCalls` (default 5) of the agent\'s last `window` (default 12) calls are the same call with the same result, volatile parts (numbers, ids, timestamps) left out. Default: off.'),
+  noProgress: Schema.any().description('Opt-in: remind when `minCalls` (default 6) of the agent\'s last `window` (default 16) calls are the same call with the same result, volatile parts (numbers, ids, timestamps) left out. Default: off.'),
   stopAt: Schema.any().description('Opt-in hard stop: once a run of identical calls, or `noProgress`\'s count of the same call and result, reaches this many (an integer >= 2), the plugin ends the agent\'s turn and says why. Default: off.'),
   resume: Schema.any().description('Opt-in: an agent resumed on a persisted session continues its chains, rebuilt from the session\'s calls since the last user prompt. Default: false.'),
 })

@@ -120,7 +120,7 @@ test('noProgress: a test re-run between edits that keeps failing the same way, i
   t.deepEqual(plain.reminders, [], 'the reference sees no loop here')
   runs = 0
   const recommended = await runScript(guard, { profile: 'recommended' }, structuredClone(script), { before })
-  t.deepEqual(recommended.reminders.map((r) => r.source.summary), ['run_tests ⟳ 5'], "profile 'recommended': 5 in 12")
+  t.deepEqual(recommended.reminders.map((r) => r.source.summary), ['run_tests ⟳ 6'], "profile 'recommended': 6 in 16")
 })
 
 test('noProgress: a poll whose status moves is progress', async (t) => {

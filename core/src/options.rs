@@ -310,7 +310,7 @@ pub const OPTIONS: &[OptionSpec] = &[
         shape: Shape::Object(&["minCalls", "window"]),
         ts_type: "{ minCalls?: number; window?: number }",
         default: "off",
-        doc: "Opt-in: remind when `minCalls` (default 5) of the agent's last `window` (default 12) calls are the same call with the same result, volatile parts (numbers, ids, timestamps) left out.",
+        doc: "Opt-in: remind when `minCalls` (default 6) of the agent's last `window` (default 16) calls are the same call with the same result, volatile parts (numbers, ids, timestamps) left out.",
         errors: || {
             vec![
                 doc_wrong("noProgress", "an object"),

@@ -49,9 +49,9 @@ mod number;
 mod options;
 mod overrides;
 mod patterns;
-mod progress;
 #[cfg(test)]
 mod profile;
+mod progress;
 mod read;
 mod reminders;
 mod similar;

@@ -87,7 +87,8 @@ impl Sink for Normalized {
             if c.is_ascii_hexdigit() || c == '-' {
                 if plain < at {
                     self.flush();
-                    self.hasher.update(chunk.as_bytes().get(plain..at).unwrap_or_default());
+                    self.hasher
+                        .update(chunk.as_bytes().get(plain..at).unwrap_or_default());
                 }
                 plain = at + 1;
                 if c.is_ascii_digit() {
@@ -100,7 +101,8 @@ impl Sink for Normalized {
         }
         if plain < chunk.len() {
             self.flush();
-            self.hasher.update(chunk.as_bytes().get(plain..).unwrap_or_default());
+            self.hasher
+                .update(chunk.as_bytes().get(plain..).unwrap_or_default());
         }
     }
 }
@@ -156,17 +158,37 @@ mod tests {
 
     #[test]
     fn volatile_parts_are_removed() {
-        let shell = |line: &str| digest(&format!(r#"{{"content":"/bin/bash: line {line}: cd: fastxml/: No such file or directory","isError":false}}"#));
+        let shell = |line: &str| {
+            digest(&format!(
+                r#"{{"content":"/bin/bash: line {line}: cd: fastxml/: No such file or directory","isError":false}}"#
+            ))
+        };
         assert_eq!(shell("69527"), shell("69737"));
-        let stamped = |at: &str, id: &str| digest(&format!(r#"{{"content":"done at {at} (request {id})"}}"#));
+        let stamped =
+            |at: &str, id: &str| digest(&format!(r#"{{"content":"done at {at} (request {id})"}}"#));
         assert_eq!(
-            stamped("2025-03-31T08:33:04.309Z", "3fa85f64-5717-4562-b3fc-2c963f66afa6"),
-            stamped("2026-12-04T17:35:41.000Z", "9b2e0c1d-aaaa-4bbb-8ccc-0123456789ab")
+            stamped(
+                "2025-03-31T08:33:04.309Z",
+                "3fa85f64-5717-4562-b3fc-2c963f66afa6"
+            ),
+            stamped(
+                "2026-12-04T17:35:41.000Z",
+                "9b2e0c1d-aaaa-4bbb-8ccc-0123456789ab"
+            )
         );
-        assert_ne!(digest(r#"{"content":"status: running"}"#), digest(r#"{"content":"status: done"}"#));
-        assert_ne!(digest(r#"{"content":"cafe"}"#), digest(r#"{"content":"face"}"#));
+        assert_ne!(
+            digest(r#"{"content":"status: running"}"#),
+            digest(r#"{"content":"status: done"}"#)
+        );
+        assert_ne!(
+            digest(r#"{"content":"cafe"}"#),
+            digest(r#"{"content":"face"}"#)
+        );
         assert_ne!(digest(r#"{"content":"x1"}"#), digest(r#"{"content":"y1"}"#));
-        assert_ne!(digest(r#"{"content":""}"#), result_digest(None, &mut Scratch::default()).unwrap());
+        assert_ne!(
+            digest(r#"{"content":""}"#),
+            result_digest(None, &mut Scratch::default()).unwrap()
+        );
     }
 
     fn due((equal, due): (u64, bool)) -> Option<u64> {
@@ -175,14 +197,24 @@ mod tests {
 
     #[test]
     fn reminds_when_the_window_holds_min_calls_equal_calls() {
-        let config = NoProgressConfig { min_calls: 3.0, window: 5.0 };
+        let config = NoProgressConfig {
+            min_calls: 3.0,
+            window: 5.0,
+        };
         let key = |n: u8| CallKey::from(&KeyForm::Inline(&[n]));
         let (same, other) = (digest(r#""x""#), digest(r#""y""#));
         let mut recent = Recent::default();
-        let hits: Vec<Option<u64>> = [(1, same), (2, same), (1, same), (1, other), (1, same), (3, same)]
-            .iter()
-            .map(|(n, result)| due(recent.push(&key(*n), result, &config)))
-            .collect();
+        let hits: Vec<Option<u64>> = [
+            (1, same),
+            (2, same),
+            (1, same),
+            (1, other),
+            (1, same),
+            (3, same),
+        ]
+        .iter()
+        .map(|(n, result)| due(recent.push(&key(*n), result, &config)))
+        .collect();
         assert_eq!(hits, [None, None, None, None, Some(3), None]);
         // Calls that fall out of the window no longer count.
         let mut recent = Recent::default();
@@ -197,7 +229,11 @@ mod tests {
             .iter()
             .map(|n| due(recent.push(&key(*n), &same, &config)))
             .collect();
-        let hits: Vec<usize> = looping.iter().enumerate().filter_map(|(i, hit)| hit.map(|_| i + 1)).collect();
+        let hits: Vec<usize> = looping
+            .iter()
+            .enumerate()
+            .filter_map(|(i, hit)| hit.map(|_| i + 1))
+            .collect();
         assert_eq!(hits, [5, 6, 16]);
         assert_eq!(looping.get(4), Some(&Some(3)));
     }

@@ -456,6 +456,20 @@ mod tests {
     }
 
     #[test]
+    fn no_progress_stop_at_and_the_profile_leave_the_reference_path() {
+        let object = || RawValue::Object(Vec::new());
+        for raw in [
+            RawConfig::default().with("noProgress", object()),
+            RawConfig::default().with("stopAt", RawValue::Number(20.0)),
+            RawConfig::default().with("profile", RawValue::string("recommended")),
+        ] {
+            let g = extended(raw);
+            assert!(g.extended);
+            assert!(g.takes_results() || g.config.stop_at.is_some());
+        }
+    }
+
+    #[test]
     fn explicitly_disabled_features_keep_the_reference_path() {
         let raw = RawConfig::default()
             .with("sameResultOnly", RawValue::Bool(false))

@@ -200,9 +200,12 @@ export function apply(ctx, config) {
     return next()
   })
 
-  ctx.on('agent/turn-stopping', ({ agent }) => {
-    stopped.delete(agent.id)
-  })
+  // Validated by the constructor; without it, no listener more than the reference's.
+  if (config?.stopAt !== undefined) {
+    ctx.on('agent/turn-stopping', ({ agent }) => {
+      stopped.delete(agent.id)
+    })
+  }
 
   // `resume`: an agent resumed on a persisted session continues its chain from the log's calls
   // since the last user prompt, counted as they were when the plugin first met them.

@@ -16,6 +16,8 @@ export interface Config {
   include?: string[]
   /** Tool-name patterns transparent to the chain: neither counted nor breaking a run. Default: `[]`. */
   exclude?: string[]
+  /** `recommended` turns on the detections measured to catch the most stuck runs at the fewest reminders in solved ones (docs/DETECTION.md): today `noProgress` at its defaults. Explicit keys override it. Default: none. */
+  profile?: 'recommended'
   /** Opt-in: remind once when a block of 2 to `maxPeriod` (at most 5) calls repeats `repeats` (>= 2) times back to back; both required. Default: off. */
   cycles?: { maxPeriod: number; repeats: number }
   /** Opt-in: a run grows only while the results (`content` and `isError`) are equal too. Default: `false`. */
@@ -28,6 +30,10 @@ export interface Config {
   ignoreArguments?: Array<{ tools: string[]; keys: string[] }>
   /** Opt-in: remind once when `minCalls` (default 5) calls of one tool in a row each differ from the last but are at least `similarity` (default 0.85) alike. Default: off. */
   similar?: { minCalls?: number; similarity?: number }
+  /** Opt-in: remind when `minCalls` (default 6) of the agent's last `window` (default 16) calls are the same call with the same result, volatile parts (numbers, ids, timestamps) left out. Default: off. */
+  noProgress?: { minCalls?: number; window?: number }
+  /** Opt-in hard stop: once a run of identical calls, or `noProgress`'s count of the same call and result, reaches this many (an integer >= 2), the plugin ends the agent's turn and says why. Default: off. */
+  stopAt?: number
   /** Opt-in: an agent resumed on a persisted session continues its chains, rebuilt from the session's calls since the last user prompt. Default: `false`. */
   resume?: boolean
 }
@@ -95,6 +101,8 @@ export declare class RepeatToolGuard {
   isTracked(toolName: string): boolean
   /** The validated thresholds, ascending. */
   get thresholds(): Array<number>
+  /** Whether `observe` reads the tool result (`sameResultOnly`, `noProgress`): callers pass it only then. */
+  get takesResults(): boolean
   /** How many agents hold chain state. */
   get agentCount(): number
 }
@@ -123,6 +131,10 @@ export interface GuardStats {
   cycle: number
   /** `similar` reminders returned. */
   similar: number
+  /** `noProgress` reminders returned. */
+  noProgress: number
+  /** `stop` messages returned (`stopAt`): turns the plugin ended. */
+  stop: number
 }
 
 /** A reminder due for the call just observed. */
@@ -131,8 +143,10 @@ export interface Reminder {
    * `gentle` at the first threshold, `detailed` at every later one (and,
    * with `repeatEvery`, past the last); `cycle` for a repeated block of calls (`cycles`);
    * `similar` for a run of near-identical calls (`similar`).
+   * `noProgress` for the same call returning the same result again (`noProgress`).
+   * `stop` when a count reached `stopAt`: the plugin ends the agent's turn.
    */
-  tier: 'gentle' | 'detailed' | 'cycle' | 'similar'
+  tier: 'gentle' | 'detailed' | 'cycle' | 'similar' | 'noProgress' | 'stop'
   /** The run length that reached the threshold; for `cycle`, the block's repetitions. */
   count: number
   /** The text the model reads, exactly as the reference plugin words it (for `gentle` and `detailed`). */

@@ -16,7 +16,7 @@ export declare const name: 'repeat-tool-guard'
  */
 export type Config = GuardConfig
 
-/** Payload of the `repeat-tool-guard/reminder` event, emitted for every reminder the plugin delivers. */
+/** Payload of the `repeat-tool-guard/reminder` event, emitted for every reminder the plugin delivers and for a hard stop (`stop`, `stopAt`). */
 export interface ReminderEvent {
   /** The agent's id. */
   agent: string
@@ -24,7 +24,7 @@ export interface ReminderEvent {
   tool: string
   /** The run length; for `cycle`, the block's repetitions. */
   count: number
-  tier: 'gentle' | 'detailed' | 'cycle' | 'similar'
+  tier: 'gentle' | 'detailed' | 'cycle' | 'similar' | 'noProgress' | 'stop'
 }
 
 /** The name of the event above, `'repeat-tool-guard/reminder'`. */

@@ -26,7 +26,7 @@ export const name = 'repeat-tool-guard'
 // A config that is not an object passes too, for the guard to report with its own message.
 export const Config = Schema.union([OPTION_SCHEMA, Schema.any()])
 
-/** The event emitted for every reminder the plugin delivers: `{ agent, tool, count, tier }`. */
+/** The event emitted for every reminder the plugin delivers, and for a hard stop (tier `stop`): `{ agent, tool, count, tier }`. */
 export const REMINDER_EVENT = 'repeat-tool-guard/reminder'
 
 /** Puts `reminder` first among the downstream decision's contexts, keeping everything else. */
@@ -34,11 +34,17 @@ function foldReminder(downstream, reminder) {
   return { ...downstream, additionalContexts: [reminder, ...(downstream.additionalContexts ?? [])] }
 }
 
-/** The reminder's source summary: `grep × 3`; for a cycle its block, `(read, grep) × 2`; for near-identical calls `grep ≈ 5`. */
+/**
+ * The reminder's source summary: `grep × 3`; for a cycle its block, `(read, grep) × 2`; for
+ * near-identical calls `grep ≈ 5`; for the same call and result again `grep ⟳ 5`; for the hard
+ * stop `grep × 20: turn ended`.
+ */
 function summaryOf(tool, reminder) {
   switch (reminder.tier) {
     case 'cycle': return `(${reminder.tools.join(', ')}) × ${reminder.count}`
     case 'similar': return `${tool} ≈ ${reminder.count}`
+    case 'noProgress': return `${tool} ⟳ ${reminder.count}`
+    case 'stop': return `${tool} × ${reminder.count}: turn ended`
     default: return `${tool} × ${reminder.count}`
   }
 }
@@ -68,8 +74,8 @@ export function apply(ctx, config) {
   // The listeners use the native guard itself: its results never leave this module.
   const guard = nativeOf(exported)
   const handle = guard.__handle()
-  // Validated by the constructor: true only when explicitly enabled.
-  const sameResultOnly = config?.sameResultOnly === true
+  // Results reach the guard only when a detection reads them (`sameResultOnly`, `noProgress`).
+  const takesResults = guard.takesResults
   const resume = config?.resume === true
   const tracked = new Map()
   // The last tool asked about (none yet: a value no name is): an agent mostly calls the same tool again.
@@ -100,7 +106,7 @@ export function apply(ctx, config) {
       const tool = exec.name
       if (!isTracked(tool)) return null
       const id = exec.agent.id
-      if (repeated && !sameResultOnly && repeats(exec.arguments, id, tool, handle)) {
+      if (repeated && !takesResults && repeats(exec.arguments, id, tool, handle)) {
         // `false`: the guard keeps no such call; then the call is walked as any other.
         const observed = binding.__observeAgain(handle)
         if (observed !== false) {
@@ -110,9 +116,9 @@ export function apply(ctx, config) {
       }
       // Not plain parsed JSON (or an odd id): the class path, which applies JSON's rules exactly.
       // Results are compared only when asked for.
-      if (typeof id !== 'string' || !encode(exec.arguments, id, tool, handle, sameResultOnly, result, repeated)) {
+      if (typeof id !== 'string' || !encode(exec.arguments, id, tool, handle, takesResults, result, repeated)) {
         repeated = false
-        return sameResultOnly ? guard.observe(id, tool, exec.arguments, result) : guard.observe(id, tool, exec.arguments)
+        return takesResults ? guard.observe(id, tool, exec.arguments, result) : guard.observe(id, tool, exec.arguments)
       }
       try {
         const observed = inMemory() ? observeMemory() : observeEncoded(encoded.memory, encoded.pieces, encoded.widePieces)
@@ -146,17 +152,44 @@ export function apply(ctx, config) {
     }
   }
 
-  async function deliver(exec, reminder, message, next) {
+  // `stopAt`: the agents told in this turn why it ends. rc.8 runs one more step for a context
+  // left at the end of a turn, for the model to read it; a call that step makes still at the bound
+  // ends the turn without a second message, so nothing is left to run a step for.
+  const stopped = new Set()
+
+  async function stopAgain(exec, result, reminder, next) {
+    const decision = await next()
+    announce(exec, reminder)
+    return concluding(exec, result, decision)
+  }
+
+  async function deliver(exec, result, reminder, message, next) {
     const decision = foldReminder(await next(), message)
     announce(exec, reminder)
-    return decision
+    return reminder.tier === 'stop' ? concluding(exec, result, decision) : decision
+  }
+
+  /**
+   * `stopAt`: ends the agent's turn after this batch of calls, the harness's own way
+   * (`concludeTurn`). rc.8 reads the mark when it builds a successful result from its value, which
+   * it does for a decision that carries one: the tool's own value is passed on unchanged, so the
+   * result the model sees is the tool's. A failed call, or a decision that replaced the content
+   * downstream, cannot carry the mark: the message still says why, and the next call that reaches
+   * the bound ends the turn.
+   */
+  function concluding(exec, result, decision) {
+    exec.concludeTurn()
+    if (decision.kind !== 'accept' || result.isError || Object.hasOwn(decision, 'content')) return decision
+    return Object.hasOwn(decision, 'value') ? decision : { ...decision, value: result.value }
   }
 
   // Observed before `next()`, like the reference, so the count is right whatever runs downstream.
   ctx.on('tools/post-execute', (exec, result, next) => {
     const reminder = exec.agent ? observe(exec, result) : null
     if (!reminder) return next()
-    return deliver(exec, reminder, createUserMessage({
+    if (reminder.tier === 'stop' && stopped.has(exec.agent.id)) return stopAgain(exec, result, reminder, next)
+    if (reminder.tier === 'stop') stopped.add(exec.agent.id)
+    return deliver(exec, result, reminder, createUserMessage({
       content: [{ type: 'text', text: reminder.text }],
       source: { kind: 'plugin', plugin: name, form: 'notice', summary: summaryOf(exec.name, reminder) },
     }), next)
@@ -166,6 +199,13 @@ export function apply(ctx, config) {
     if (messages.some((message) => message.source?.kind === 'user')) guard.reset(agent.id)
     return next()
   })
+
+  // Validated by the constructor; without it, no listener more than the reference's.
+  if (config?.stopAt !== undefined) {
+    ctx.on('agent/turn-stopping', ({ agent }) => {
+      stopped.delete(agent.id)
+    })
+  }
 
   // `resume`: an agent resumed on a persisted session continues its chain from the log's calls
   // since the last user prompt, counted as they were when the plugin first met them.
@@ -193,6 +233,7 @@ export function apply(ctx, config) {
   }
 
   ctx.on('agent/disposed', ({ agent }) => {
+    stopped.delete(agent.id)
     guard.dispose(agent.id)
   })
 

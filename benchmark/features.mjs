@@ -1,7 +1,7 @@
 // The opt-in features against the default path, through the plugin's tools/post-execute
 // listener, same process, interleaved rounds, fresh frozen arguments per call, in three tables:
-// ~100 B calls that repeat (a stuck agent's), ~100 B calls each new (what similar samples), and
-// ~1 MB calls each new. With BASELINE_DIR set to a built checkout of another revision, the same
+// ~100 B calls that repeat (a stuck agent's), ~100 B calls each new (what similar samples), ~10 KB
+// calls each new, and ~1 MB calls each new. With BASELINE_DIR set to a built checkout of another revision, the same
 // default-config call of that build runs alongside: the ratio shows what the features cost while
 // disabled. Then the time resume takes to rebuild a chain from a log of 1,000 calls.
 import { pathToFileURL } from 'node:url'
@@ -33,6 +33,8 @@ function variants(all) {
   list.push(
     { name: 'ignoreArguments (two keys, one present)', plugin: guard, config: IGNORE },
     { name: 'similar { minCalls: 1e9 }', plugin: guard, config: { similar: { minCalls: 1e9 } } },
+    { name: 'noProgress { minCalls: 64 }', plugin: guard, config: { noProgress: { minCalls: 64 } } },
+    { name: "profile: 'recommended', stopAt: 1e9", plugin: guard, config: { profile: 'recommended', noProgress: { minCalls: 64 }, stopAt: 1e9 } },
   )
   for (const variant of list) {
     // Thresholds past any run here: the call that fires is not what this measures.
@@ -73,6 +75,8 @@ console.log(`Node ${process.version}, ${ROUNDS} interleaved rounds`)
 const small = JSON.stringify({ ...SMALL, task_progress: '- [x] read the file', meta: { retry: false } })
 await table('~100 B, the same call again', variants(true), 20_000, () => JSON.parse(small))
 await table('~100 B, each call new', variants(false), 20_000, (n) => ({ ...JSON.parse(small), limit: n }))
+const tenKb = 'x'.repeat(10_000)
+await table('~10 KB string, each call new', variants(false), 2_000, (n) => ({ path: 'src/a.ts', content: `${n}${tenKb}` }))
 const big = 'x'.repeat(1 << 20)
 await table('~1 MB string, each call new', variants(false), 20, (n) => ({ path: 'src/a.ts', content: `${n}${big}`, task_progress: `${n}` }))
 

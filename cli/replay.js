@@ -16,7 +16,7 @@ import { guardInputs } from '../lib/history.js'
  */
 function measuringConfig(config) {
   const identity = { ...config }
-  for (const key of ['thresholds', 'overrides', 'cycles', 'similar', 'resume', 'repeatEvery', 'argumentsPreviewChars']) delete identity[key]
+  for (const key of ['thresholds', 'overrides', 'cycles', 'similar', 'noProgress', 'profile', 'resume', 'repeatEvery', 'argumentsPreviewChars']) delete identity[key]
   return { ...identity, thresholds: [2], repeatEvery: 1, argumentsPreviewChars: 1 }
 }
 
@@ -30,7 +30,7 @@ export class Replay {
   constructor(configs) {
     this.configs = configs
     this.guards = configs.map((config) => new RepeatToolGuard(config ?? {}))
-    this.sameResultOnly = configs.map((config) => config?.sameResultOnly === true)
+    this.takesResults = this.guards.map((guard) => guard.takesResults)
     this.resume = configs.map((config) => config?.resume === true)
     this.measures = configs.map((config) => new RepeatToolGuard(measuringConfig(config)))
     // Run lengths per config: tool → (length → runs).
@@ -92,7 +92,7 @@ class Run {
     const { seq, turn, step, tool, args, result } = input
     const call = ++this.calls
     this.callSeqs.push(seq)
-    const observe = (guard, i) => (replay.sameResultOnly[i] ? guard.observe(this.id, tool, args, result) : guard.observe(this.id, tool, args))
+    const observe = (guard, i) => (replay.takesResults[i] ? guard.observe(this.id, tool, args, result) : guard.observe(this.id, tool, args))
     replay.guards.forEach((guard, i) => {
       const reminder = observe(guard, i)
       if (reminder) this.reminders[i].push({ seq, turn, step, lifecycle: this.lifecycle, tool, call, ...reminder })

@@ -63,8 +63,8 @@ export class RepeatToolGuard {
   }
 
   stats() {
-    const { observed, reminders, gentle, detailed, cycle, similar } = inRealm(() => this.#native.stats())
-    return { observed, reminders, gentle, detailed, cycle, similar }
+    const { observed, reminders, gentle, detailed, cycle, similar, noProgress, stop } = inRealm(() => this.#native.stats())
+    return { observed, reminders, gentle, detailed, cycle, similar, noProgress, stop }
   }
 
   reset(agentId) {
@@ -85,6 +85,10 @@ export class RepeatToolGuard {
 
   get thresholds() {
     return [...inRealm(() => this.#native.thresholds)]
+  }
+
+  get takesResults() {
+    return inRealm(() => this.#native.takesResults)
   }
 
   get agentCount() {

@@ -28,6 +28,11 @@ export const CONFIGS = [
   { label: 'cycles (period 3, 3 times)', config: { cycles: { maxPeriod: 3, repeats: 3 } } },
   { label: 'sameResultOnly', config: { sameResultOnly: true } },
   { label: 'repeatEvery 2', config: { repeatEvery: 2 } },
+  { label: 'noProgress (4 in 10)', config: { noProgress: { minCalls: 4, window: 10 } } },
+  { label: 'noProgress (5 in 12)', config: { noProgress: { minCalls: 5, window: 12 } } },
+  { label: 'noProgress (6 in 16)', config: { noProgress: { minCalls: 6, window: 16 } } },
+  { label: 'noProgress (5 in 24)', config: { noProgress: { minCalls: 5, window: 24 } } },
+  { label: "profile 'recommended'", config: { profile: 'recommended' } },
 ]
 const OUTCOMES = ['budget', 'failed', 'resolved']
 

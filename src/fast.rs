@@ -247,7 +247,7 @@ fn observe_call(
     }
     let result_at = whole(result_at, "result start")?;
     let outcome = registry::with_prefix(handle, |guard, prefix| {
-        match call_in(bytes, prefix, result_at, guard.same_result_only(), pieces) {
+        match call_in(bytes, prefix, result_at, guard.takes_results(), pieces) {
             Ok(call) => {
                 let observed = guard.observe(call);
                 Outcome::of(observed, guard.repeated())

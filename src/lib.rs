@@ -41,6 +41,10 @@ pub struct GuardStats {
     pub cycle: f64,
     /// `similar` reminders returned.
     pub similar: f64,
+    /// `noProgress` reminders returned.
+    pub no_progress: f64,
+    /// `stop` messages returned (`stopAt`): turns the plugin ended.
+    pub stop: f64,
 }
 
 /// Counts runs of identical tool calls per agent and says when to remind the model.
@@ -66,7 +70,7 @@ impl RepeatToolGuard {
         registry::with(self.id, f).map_err(|e| map_error(env, e.into()))
     }
 
-    /// Reads one call (agent id, tool name, arguments and, with `sameResultOnly`,
+    /// Reads one call (agent id, tool name, arguments and, with `sameResultOnly` or `noProgress`,
     /// the result) and runs `f` on this guard with it; `None` for an untracked tool.
     fn with_call<R>(
         &self,
@@ -76,8 +80,8 @@ impl RepeatToolGuard {
     ) -> Result<Option<R>> {
         let read = |value, name| string_arg(value, name).map_err(|f| map_error(env, f));
         let (agent_id, tool_name) = (read(agent_id, "agentId")?, read(tool_name, "toolName")?);
-        let (tracked, same_result_only) = self.with(env, |guard| {
-            (guard.is_tracked(&tool_name), guard.same_result_only())
+        let (tracked, takes_results) = self.with(env, |guard| {
+            (guard.is_tracked(&tool_name), guard.takes_results())
         })?;
         if !tracked {
             return Ok(None);
@@ -85,7 +89,7 @@ impl RepeatToolGuard {
         // Reading may run JavaScript (toJSON, getters): done before the guard is borrowed.
         let text = arguments::read(&mut Js::new(&env), args.raw())?;
         let result = match result {
-            Some(value) if same_result_only => {
+            Some(value) if takes_results => {
                 result::read(env, value).map_err(|f| map_error(env, f))?
             }
             _ => None,
@@ -183,6 +187,8 @@ impl RepeatToolGuard {
                 detailed: stats.detailed as f64,
                 cycle: stats.cycle as f64,
                 similar: stats.similar as f64,
+                no_progress: stats.no_progress as f64,
+                stop: stats.stop as f64,
             }
         })
     }
@@ -217,6 +223,12 @@ impl RepeatToolGuard {
     #[napi(getter)]
     pub fn thresholds(&self, env: Env) -> Result<Vec<f64>> {
         self.with(env, |guard| guard.thresholds().to_vec())
+    }
+
+    /// Whether `observe` reads the tool result (`sameResultOnly`, `noProgress`): callers pass it only then.
+    #[napi(getter)]
+    pub fn takes_results(&self, env: Env) -> Result<bool> {
+        self.with(env, |guard| guard.takes_results())
     }
 
     /// How many agents hold chain state.

@@ -10,7 +10,9 @@ pub struct Reminder {
     /// `gentle` at the first threshold, `detailed` at every later one (and,
     /// with `repeatEvery`, past the last); `cycle` for a repeated block of calls (`cycles`);
     /// `similar` for a run of near-identical calls (`similar`).
-    #[napi(ts_type = "'gentle' | 'detailed' | 'cycle' | 'similar'")]
+    /// `noProgress` for the same call returning the same result again (`noProgress`).
+    /// `stop` when a count reached `stopAt`: the plugin ends the agent's turn.
+    #[napi(ts_type = "'gentle' | 'detailed' | 'cycle' | 'similar' | 'noProgress' | 'stop'")]
     pub tier: String,
     /// The run length that reached the threshold; for `cycle`, the block's repetitions.
     pub count: f64,

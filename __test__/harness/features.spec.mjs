@@ -103,6 +103,49 @@ test('sameResultOnly: an error result differs from a success with the same text'
   t.deepEqual(denied.reminders.map((r) => r.text), [GENTLE, detailed('grep', 3, '{}')], 'the same denial each time is the same result')
 })
 
+test('noProgress: a test re-run between edits that keeps failing the same way, its line number growing, is reminded', async (t) => {
+  let runs = 0
+  const before = (ctx) => {
+    tool(ctx, 'run_tests', () => `/bin/bash: line ${++runs * 37}: make: *** No rule to make target 'test'`)
+    tool(ctx, 'edit', ({ text }) => `edited: ${text}`)
+  }
+  const script = [...times(6, (i) => [callTool('run_tests', {}), callTool('edit', { text: `fix ${i}` })]).flat(), say('done')]
+  const run = await runScript(guard, { noProgress: { minCalls: 4, window: 8 } }, structuredClone(script), { before })
+  t.deepEqual(run.reminders.map((r) => r.source), [{ kind: 'plugin', plugin: 'repeat-tool-guard', form: 'notice', summary: 'run_tests ⟳ 4' }])
+  t.true(run.reminders[0].text.startsWith('Tool calls without progress detected:\n- tool: run_tests\n- same_call_same_result: 4 of the last 8 calls\n'))
+  t.deepEqual(run.events, [{ agent: 'agent-1', tool: 'run_tests', count: 4, tier: 'noProgress' }])
+  t.deepEqual(new Set(run.results.filter((_, i) => i % 2 === 0).map((r) => r.content[0].text)).size, 6, 'each result differs as it is')
+  runs = 0
+  const plain = await runScript(reference, {}, structuredClone(script), { before })
+  t.deepEqual(plain.reminders, [], 'the reference sees no loop here')
+  runs = 0
+  const recommended = await runScript(guard, { profile: 'recommended' }, structuredClone(script), { before })
+  t.deepEqual(recommended.reminders.map((r) => r.source.summary), ['run_tests ⟳ 6'], "profile 'recommended': 6 in 16")
+})
+
+test('noProgress: a poll whose status moves is progress', async (t) => {
+  let polls = 0
+  const before = (ctx) => tool(ctx, 'poll', () => `job 1: ${['queued', 'running', 'building', 'testing', 'done'][Math.min(polls++, 4)]} (request ${polls}a7f)`)
+  const script = [...times(5, () => [callTool('poll', { job: 1 }), callTool('read', { path: 'log' })]).flat(), say('done')]
+  const run = await runScript(guard, { noProgress: { minCalls: 3, window: 10 } }, structuredClone(script), { before })
+  t.deepEqual(run.reminders.map((r) => r.source.summary), ['read ⟳ 3'], 'only the unchanged read is flagged')
+})
+
+test('stopAt: the guard ends the turn through concludeTurn, says why, and emits its event; the result stays the tool\'s', async (t) => {
+  const script = [...times(8, () => callTool('grep', { q: 'x' })), say('done')]
+  const run = await runScript(guard, { stopAt: 4 }, structuredClone(script))
+  // The 4th call ends the turn; rc.8 runs one more step for the message to be read, and the call
+  // the model still makes there (the 5th, still at the bound) ends it with nothing left to read.
+  t.deepEqual(run.results.map((r) => r.content[0].text), times(5, () => 'ok:grep'), 'no call after the 5th')
+  t.deepEqual(run.reminders.map((r) => r.source.summary), ['grep × 3', 'grep × 4: turn ended'])
+  t.true(run.reminders[1].text.startsWith('Tool call loop stopped:\n- tool: grep\n- calls: 4, the limit'))
+  t.deepEqual(run.events.map((e) => [e.tier, e.count]), [['gentle', 3], ['stop', 4], ['stop', 5]])
+  t.is(run.log.filter((e) => e.type === 'turn/end').length, 1)
+  t.false(run.log.some((e) => e.type === 'assistant/message' && JSON.stringify(e.data).includes('done')), 'the model never got to say done')
+  const plain = await runScript(guard, {}, structuredClone(script))
+  t.is(plain.results.length, 8, 'without stopAt all 8 calls run')
+})
+
 test('overrides: a tool\'s own thresholds; first match wins; others keep the global ones', async (t) => {
   const config = { thresholds: [4], overrides: [{ tools: ['pro*'], thresholds: [2] }, { tools: ['probe', 'grep'], thresholds: [3] }] }
   const script = [...times(3, () => callTool('probe', { q: 1 })), ...times(4, () => callTool('grep', { q: 1 })), ...times(4, () => callTool('read', {})), say('done')]
@@ -128,7 +171,7 @@ test('the repeat-tool-guard/reminder event: one per delivered reminder, { agent,
     { agent: 'agent-events', tool: 'grep', count: 5, tier: 'detailed' },
   ])
   t.deepEqual(Object.keys(run.events[0]), ['agent', 'tool', 'count', 'tier'])
-  t.deepEqual(guard.guardOf(run.harness.fiber.ctx).stats(), { observed: 5, reminders: 2, gentle: 1, detailed: 1, cycle: 0, similar: 0 })
+  t.deepEqual(guard.guardOf(run.harness.fiber.ctx).stats(), { observed: 5, reminders: 2, gentle: 1, detailed: 1, cycle: 0, similar: 0, noProgress: 0, stop: 0 })
 })
 
 test('a throwing or rejecting event listener never fails the tool call, and the others still hear the event', async (t) => {

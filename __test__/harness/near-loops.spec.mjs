@@ -41,7 +41,7 @@ test('similar: a run of near-identical calls gets one reminder with tier similar
   const run = await runScript(guard, { similar: { minCalls: 5, similarity: 0.8 } }, script())
   t.deepEqual(run.reminders.map((r) => [r.source.summary, r.text.split('\n').slice(0, 3).join(' | ')]), [['grep ≈ 5', 'Near-identical tool calls detected: | - tool: grep | - consecutive_calls: 5']])
   t.deepEqual(run.events, [{ agent: 'agent-1', tool: 'grep', count: 5, tier: 'similar' }])
-  t.deepEqual(guard.guardOf(run.harness.fiber.ctx).stats(), { observed: 6, reminders: 1, gentle: 0, detailed: 0, cycle: 0, similar: 1 })
+  t.deepEqual(guard.guardOf(run.harness.fiber.ctx).stats(), { observed: 6, reminders: 1, gentle: 0, detailed: 0, cycle: 0, similar: 1, noProgress: 0, stop: 0 })
   t.deepEqual((await runScript(reference, {}, script())).reminders, [])
 })
 

@@ -78,7 +78,7 @@ check('the --compare HTML report renders its charts in headless Chromium without
     t.true(h.counts.length > 0, `${h.tool}: bars carry their counts`)
   }
   // Every tier in the legend, the totals and the dots, each in its own colour, none a config's.
-  const tiers = ['gentle', 'detailed', 'cycle', 'similar']
+  const tiers = ['gentle', 'detailed', 'cycle', 'similar', 'noProgress', 'stop']
   t.is(dom.legend, tiers.length)
   t.deepEqual(dom.tierTotals, report.totals.map((totals) => tiers.map((tier) => totals[tier]).join(' · ')))
   t.true(report.totals[1].similar > 0 && dom.dots.some((dot) => dot.tier === 'similar'), 'a similar reminder is drawn')

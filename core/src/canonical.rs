@@ -90,6 +90,15 @@ impl Sink for Head {
     }
 }
 
+/// Writes the canonical form of `arguments` to `sink`, reusing `scratch`.
+pub(crate) fn write_canonical_in(
+    arguments: Arguments<'_>,
+    sink: &mut impl Sink,
+    scratch: &mut Scratch,
+) -> Result<(), CanonicalError> {
+    visit(arguments, scratch, &mut TextWriter { sink })
+}
+
 /// Canonical text of `text` as a `String` (used by `canonicalize` and tests).
 pub fn canonicalize_json(text: &str) -> Result<String, CanonicalError> {
     let mut out = String::with_capacity(text.len());

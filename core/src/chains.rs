@@ -9,6 +9,7 @@ use rustc_hash::FxBuildHasher;
 use crate::compare::units_equal;
 use crate::cycles::{CycleConfig, CycleHit, CycleTracker};
 use crate::key::{CallKey, KeyForm};
+use crate::progress::{NoProgressConfig, Recent};
 use crate::similar::{SimilarConfig, SimilarRun};
 
 #[derive(Debug, Clone)]
@@ -41,6 +42,7 @@ struct Extra {
     result: Option<CallKey>,
     cycles: Option<CycleTracker>,
     similar: Option<SimilarRun>,
+    recent: Option<Recent>,
 }
 
 /// One tracked call as the opt-in features see it.
@@ -54,6 +56,8 @@ pub struct Step<'a> {
     pub cycles: Option<&'a CycleConfig>,
     /// `similar`'s config and the call's sample (`None` for the same call as the agent's last).
     pub similar: Option<(&'a SimilarConfig, Option<Vec<u32>>)>,
+    /// `noProgress`'s config and the call's normalized result digest.
+    pub no_progress: Option<(&'a NoProgressConfig, [u8; blake3::OUT_LEN])>,
 }
 
 /// What one tracked call did to its agent's chain ([`Chains::advance_extended`]).
@@ -63,6 +67,10 @@ pub struct Advanced {
     pub cycle: Option<CycleHit>,
     /// The near-identical run it brings to `minCalls` (`similar`).
     pub similar: Option<u64>,
+    /// The same call with the same result in the window, this one included (`noProgress`; 0: off).
+    pub unchanged: u64,
+    /// Whether that count brings `noProgress`'s reminder.
+    pub no_progress: bool,
 }
 
 /// Every agent's current run, by agent id as UTF-16 code units (as JavaScript
@@ -169,6 +177,7 @@ impl Chains {
             tool,
             cycles,
             similar,
+            no_progress,
         } = step;
         let chain = self.chain_of(agent);
         let extra = chain.extra.get_or_insert_with(Default::default);
@@ -193,11 +202,19 @@ impl Chains {
                 .get_or_insert_with(|| CycleTracker::new(config))
                 .push(&key, tool, config)
         });
+        let (unchanged, no_progress) = no_progress.map_or((0, false), |(config, result)| {
+            extra
+                .recent
+                .get_or_insert_with(Default::default)
+                .push(&key, &result, config)
+        });
         chain.key = key;
         Advanced {
             run: chain.run,
             cycle: hit,
             similar,
+            unchanged,
+            no_progress,
         }
     }
 
@@ -293,6 +310,7 @@ mod tests {
             tool: T,
             cycles,
             similar: None,
+            no_progress: None,
         }
     }
 

@@ -8,6 +8,7 @@ use crate::ignore::IgnoreRules;
 use crate::number::js_number_to_string;
 use crate::overrides::Overrides;
 use crate::patterns::ToolFilter;
+use crate::progress::NoProgressConfig;
 use crate::similar::SimilarConfig;
 
 /// A config value as the binding read it from JavaScript.
@@ -136,6 +137,10 @@ pub struct GuardConfig {
     pub ignore: IgnoreRules,
     /// Opt-in: runs of near-identical calls (`None`: off).
     pub similar: Option<SimilarConfig>,
+    /// Opt-in: the same call returning the same normalized result again (`None`: off).
+    pub no_progress: Option<NoProgressConfig>,
+    /// Opt-in: the count (a run's, or `noProgress`'s) at which the turn is ended (`None`: never).
+    pub stop_at: Option<f64>,
     /// Opt-in: a resumed agent's chain is rebuilt from its session's log (by the plugin).
     pub resume: bool,
 }
@@ -152,6 +157,8 @@ impl Default for GuardConfig {
             repeat_every: None,
             ignore: IgnoreRules::default(),
             similar: None,
+            no_progress: None,
+            stop_at: None,
             resume: false,
         }
     }
@@ -166,6 +173,8 @@ impl GuardConfig {
             || self.repeat_every.is_some()
             || !self.ignore.is_empty()
             || self.similar.is_some()
+            || self.no_progress.is_some()
+            || self.stop_at.is_some()
     }
 }
 

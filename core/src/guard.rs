@@ -7,6 +7,7 @@ use crate::error::CanonicalError;
 use crate::ignore::KeyPath;
 use crate::key::CallKey;
 use crate::memo::{key_form, Memo};
+use crate::progress;
 use crate::read::Scratch;
 use crate::reminders::{self, Reminder, Tier};
 use crate::similar;
@@ -178,9 +179,9 @@ impl Guard {
         self.repeated
     }
 
-    /// Whether `observe` compares results (`sameResultOnly`): callers pass them only then.
-    pub fn same_result_only(&self) -> bool {
-        self.config.same_result_only
+    /// Whether `observe` reads results (`sameResultOnly`, `noProgress`): callers pass them only then.
+    pub fn takes_results(&self) -> bool {
+        self.config.same_result_only || self.config.no_progress.is_some()
     }
 
     /// Calls counted and reminders returned since the guard was made.
@@ -320,6 +321,7 @@ impl Guard {
         result: Option<Arguments<'_>>,
         ignored: &[KeyPath],
     ) -> Result<Option<Reminder>, CanonicalError> {
+        let result_given = result;
         // Digested before the chain moves, so a result without canonical form changes nothing.
         let result = match result {
             Some(result) if self.config.same_result_only => {
@@ -340,17 +342,29 @@ impl Guard {
             }
             None => None,
         };
+        // `noProgress`: the result's digest without its volatile parts.
+        let no_progress = match &self.config.no_progress {
+            Some(config) => {
+                let digest = progress::result_digest(result_given, &mut self.scratch);
+                self.scratch.trim();
+                Some((config, digest?))
+            }
+            None => None,
+        };
         let step = Step {
             key,
             result,
             tool,
             cycles: self.config.cycles.as_ref(),
             similar,
+            no_progress,
         };
         let Advanced {
             run,
             cycle,
             similar,
+            unchanged,
+            no_progress,
         } = self.chains.advance_extended(agent, step);
         self.stats.observed += 1;
         let thresholds = self
@@ -358,11 +372,22 @@ impl Guard {
             .overrides
             .thresholds_for(tool, &self.config.thresholds);
         let tier = tier_at(thresholds, self.config.repeat_every, run);
-        // One reminder per call: a run's, else a cycle's, else a near-identical run's.
+        // `stopAt`: the hard stop wins over any reminder due on the same call.
+        if let Some(stop_at) = self.config.stop_at {
+            let count = run.max(unchanged);
+            if count as f64 >= stop_at {
+                return Ok(Some(reminders::stop(tool, count)));
+            }
+        }
+        // One reminder per call: a run's, else a cycle's, else a near-identical run's, else no progress.
         Ok(
             run_reminder(&self.config, tier, tool, run, arguments, ignored)?
                 .or_else(|| cycle.map(|hit| reminders::cycle(hit.tools, hit.repeats)))
-                .or_else(|| similar.map(|count| reminders::similar(tool, count))),
+                .or_else(|| similar.map(|count| reminders::similar(tool, count)))
+                .or_else(|| {
+                    let window = self.config.no_progress.map_or(0, |c| c.window as u64);
+                    no_progress.then(|| reminders::no_progress(tool, unchanged, window))
+                }),
         )
     }
 
@@ -428,6 +453,20 @@ mod tests {
             [None, None, g, None, None, None, None, d, None, None, None, None, d, None, None]
         );
         assert_eq!(tiers(&[], Some(1.0)), [None; 15]);
+    }
+
+    #[test]
+    fn no_progress_stop_at_and_the_profile_leave_the_reference_path() {
+        let object = || RawValue::Object(Vec::new());
+        for raw in [
+            RawConfig::default().with("noProgress", object()),
+            RawConfig::default().with("stopAt", RawValue::Number(20.0)),
+            RawConfig::default().with("profile", RawValue::string("recommended")),
+        ] {
+            let g = extended(raw);
+            assert!(g.extended);
+            assert!(g.takes_results() || g.config.stop_at.is_some());
+        }
     }
 
     #[test]

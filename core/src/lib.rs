@@ -51,6 +51,7 @@ mod overrides;
 mod patterns;
 #[cfg(test)]
 mod profile;
+mod progress;
 mod read;
 mod reminders;
 mod similar;

@@ -11,6 +11,7 @@ use crate::cycles::CycleConfig;
 use crate::error::{ConfigError, Hint};
 use crate::ignore::{IgnoreEntry, IgnoreRules, KeyPath};
 use crate::overrides::{Override, Overrides};
+use crate::progress::{self, NoProgressConfig};
 use crate::similar::{SimilarConfig, DEFAULT_MIN_CALLS, DEFAULT_SIMILARITY};
 
 /// How the binding reads an option's value from JavaScript.
@@ -87,6 +88,9 @@ const AT_LEAST_ONE: &str = "must be an integer >= 1";
 const MAX_PERIOD_RULE: &str = "must be an integer from 2 to 5";
 const REPEATS_RULE: &str = "must be an integer >= 2";
 const SIMILARITY_RULE: &str = "must be a number greater than 0 and at most 1";
+const MIN_CALLS_RULE: &str = "must be an integer from 2 to 64";
+const WINDOW_RULE: &str = "must be an integer from `minCalls` to 64";
+const PROFILE_RULE: &str = "must be \"recommended\"";
 const KEY_PATH_RULE: &str =
     "must be names separated by `.`, none empty (`\\.` is a dot and `\\\\` a backslash within a name)";
 
@@ -142,6 +146,25 @@ pub const OPTIONS: &[OptionSpec] = &[
         apply: |raw, config| {
             config.filter.exclude = config::strings("exclude", raw)?;
             Ok(())
+        },
+    },
+    OptionSpec {
+        name: "profile",
+        shape: Shape::Value,
+        ts_type: "'recommended'",
+        default: "none",
+        doc: "`recommended` turns on the detections measured to catch the most stuck runs at the fewest reminders in solved ones (docs/DETECTION.md): today `noProgress` at its defaults. Explicit keys override it.",
+        errors: || vec![doc_invalid("profile", PROFILE_RULE)],
+        apply: |raw, config| match raw {
+            RawValue::Missing => Ok(()),
+            RawValue::String(name) if name.iter().copied().eq("recommended".encode_utf16()) => {
+                config.no_progress = Some(NoProgressConfig {
+                    min_calls: progress::DEFAULT_MIN_CALLS,
+                    window: progress::DEFAULT_WINDOW,
+                });
+                Ok(())
+            }
+            other => Err(config::invalid("profile", other, PROFILE_RULE)),
         },
     },
     OptionSpec {
@@ -279,6 +302,43 @@ pub const OPTIONS: &[OptionSpec] = &[
                 min_calls: min_calls.unwrap_or(DEFAULT_MIN_CALLS),
                 similarity: similarity.unwrap_or(DEFAULT_SIMILARITY),
             });
+            Ok(())
+        },
+    },
+    OptionSpec {
+        name: "noProgress",
+        shape: Shape::Object(&["minCalls", "window"]),
+        ts_type: "{ minCalls?: number; window?: number }",
+        default: "off",
+        doc: "Opt-in: remind when `minCalls` (default 6) of the agent's last `window` (default 16) calls are the same call with the same result, volatile parts (numbers, ids, timestamps) left out.",
+        errors: || {
+            vec![
+                doc_wrong("noProgress", "an object"),
+                doc_invalid("noProgress.minCalls", MIN_CALLS_RULE),
+                doc_invalid("noProgress.window", WINDOW_RULE),
+            ]
+        },
+        apply: |raw, config| {
+            if !config::object("noProgress", raw)? {
+                return Ok(());
+            }
+            let min_calls = config::number("noProgress.minCalls", raw.field("minCalls"), config::integer_in(2.0, progress::MAX_WINDOW), MIN_CALLS_RULE)?
+                .unwrap_or(progress::DEFAULT_MIN_CALLS);
+            let window = config::number("noProgress.window", raw.field("window"), config::integer_in(min_calls, progress::MAX_WINDOW), WINDOW_RULE)?
+                .unwrap_or(progress::DEFAULT_WINDOW.max(min_calls));
+            config.no_progress = Some(NoProgressConfig { min_calls, window });
+            Ok(())
+        },
+    },
+    OptionSpec {
+        name: "stopAt",
+        shape: Shape::Value,
+        ts_type: "number",
+        default: "off",
+        doc: "Opt-in hard stop: once a run of identical calls, or `noProgress`'s count of the same call and result, reaches this many (an integer >= 2), the plugin ends the agent's turn and says why.",
+        errors: || vec![doc_invalid("stopAt", REPEATS_RULE)],
+        apply: |raw, config| {
+            config.stop_at = config::number("stopAt", raw, config::integer_in(2.0, f64::MAX), REPEATS_RULE)?;
             Ok(())
         },
     },

@@ -19,6 +19,10 @@ pub enum Tier {
     Cycle,
     /// Opt-in (`similar`): a run of near-identical calls of one tool.
     Similar,
+    /// Opt-in (`noProgress`): the same call returning the same result again, not necessarily in a row.
+    NoProgress,
+    /// Opt-in (`stopAt`): the count reached the operator's bound; the plugin ends the turn.
+    Stop,
 }
 
 impl Tier {
@@ -28,6 +32,8 @@ impl Tier {
             Tier::Detailed => "detailed",
             Tier::Cycle => "cycle",
             Tier::Similar => "similar",
+            Tier::NoProgress => "noProgress",
+            Tier::Stop => "stop",
         }
     }
 }
@@ -82,6 +88,34 @@ pub fn similar(tool: &[u16], count: u64) -> Reminder {
     text.extend(format!("\n- consecutive_calls: {count}\nThe arguments change only slightly from call to call and the calls are not making progress. Do not call this tool again with a small variation of the same arguments. Inspect the latest result and choose a different action, or finish the task if enough evidence has been gathered.").encode_utf16());
     Reminder {
         tier: Tier::Similar,
+        count,
+        text,
+        tools: Vec::new(),
+    }
+}
+
+/// The reminder for `count` calls of `tool`, each the same call with the same result, among the last `window`.
+pub fn no_progress(tool: &[u16], count: u64, window: u64) -> Reminder {
+    let mut text: Vec<u16> = "Tool calls without progress detected:\n- tool: "
+        .encode_utf16()
+        .collect();
+    text.extend_from_slice(tool);
+    text.extend(format!("\n- same_call_same_result: {count} of the last {window} calls\nThis call, with identical arguments, keeps returning the same result, with other calls in between, so it tells you nothing new. Do not make it again until something it depends on has changed. Read the result you already have, change your approach (a different command, file, or fix), or finish the task if enough evidence has been gathered.").encode_utf16());
+    Reminder {
+        tier: Tier::NoProgress,
+        count,
+        text,
+        tools: Vec::new(),
+    }
+}
+
+/// The message of the hard stop: `count` calls of `tool` reached `stopAt`.
+pub fn stop(tool: &[u16], count: u64) -> Reminder {
+    let mut text: Vec<u16> = "Tool call loop stopped:\n- tool: ".encode_utf16().collect();
+    text.extend_from_slice(tool);
+    text.extend(format!("\n- calls: {count}, the limit this guard was configured with\nThe same call kept coming back without progress, so this turn has been ended. Before calling tools again, review the results you already have and choose a different approach, or report what is blocking you.").encode_utf16());
+    Reminder {
+        tier: Tier::Stop,
         count,
         text,
         tools: Vec::new(),

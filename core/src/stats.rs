@@ -15,6 +15,8 @@ pub struct Stats {
     pub detailed: u64,
     pub cycle: u64,
     pub similar: u64,
+    pub no_progress: u64,
+    pub stop: u64,
 }
 
 impl Stats {
@@ -25,6 +27,8 @@ impl Stats {
             Tier::Detailed => self.detailed += 1,
             Tier::Cycle => self.cycle += 1,
             Tier::Similar => self.similar += 1,
+            Tier::NoProgress => self.no_progress += 1,
+            Tier::Stop => self.stop += 1,
         }
     }
 }

@@ -188,7 +188,9 @@ fn stats_count_calls_and_reminders_by_tier() {
             gentle: 1,
             detailed: 1,
             cycle: 1,
-            similar: 0
+            similar: 0,
+            no_progress: 0,
+            stop: 0
         }
     );
     let mut plain = guard(&[2.0], &[], &[]);

@@ -24,6 +24,8 @@
 # TEST_EXTRA_NODE: the further Node that the addon and harness suites also run on, >= 22.19
 #   (default: node_modules' Node 26), or "skip" (CI's jobs each test only the Node they set up).
 # TEST_WASI=skip leaves the WASI stages out.
+# AVA_TIMEOUT: ava's --timeout, the time no test may go without finishing (10m: generous on a loaded
+#   machine; a test that runs out is named as a failure).
 # The soak stage (not in the WASI-only run) runs soak/soak.mjs on the harness Node with
 #   SOAK_ROUNDS=14 (a fixed amount of work) and SOAK_AGENTS=10 unless they are set; SOAK_S bounds it
 #   by seconds instead.
@@ -112,7 +114,7 @@ specs() {
 # ava_on NODE FILE...: ava (through scripts/ava.mjs) on FILEs, its TAP output on stdout.
 ava_on() {
   local node=$1; shift
-  "$node" scripts/ava.mjs --tap --timeout=10m "$@" 2>&1
+  "$node" scripts/ava.mjs --tap --timeout="${AVA_TIMEOUT:-10m}" "$@" 2>&1
 }
 
 # tally_ava LOG FILE...: counts an ava run. scripts/ava.mjs keeps ava's TAP reporter from dying on

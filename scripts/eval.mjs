@@ -6,7 +6,7 @@
 // plugin's own listeners get the same calls too: their reminders must equal the defaults', call
 // for call (the exit code is 1 when they do not).
 // Run: npm run eval [-- <dir>]. The directory (searched as the replay searches one) defaults to the
-// shared set beside the checkout, ../shared/datasets/agent-trajectories.
+// shared set, shared/datasets/agent-trajectories beside the checkout.
 import { existsSync } from 'node:fs'
 import { basename, join } from 'node:path'
 import { fileURLToPath } from 'node:url'

@@ -9,7 +9,6 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import test from 'ava'
-import { defineContentToolFixture } from '@deepseek-ai/dsh-tools'
 import * as guard from '../../index.js'
 import { boot, callTool, say, reminders } from '../support/scripted.mjs'
 import { readExamples, resultOf } from '../support/examples.mjs'
@@ -44,20 +43,13 @@ async function inLoop(example, t) {
     const harness = await boot({
       plugin: guard,
       config: example.config,
-      tools: [],
+      tools,
+      answer: () => {
+        calls++
+        return queue.shift().content
+      },
       persistence: root && { root },
       before: (ctx) => {
-        for (const name of tools) {
-          ctx.tools.register(defineContentToolFixture({
-            name,
-            description: name,
-            parameters: {},
-            async execute() {
-              calls++
-              return queue.shift().content
-            },
-          }))
-        }
         ctx.on(guard.REMINDER_EVENT, ({ tier }) => { heard.push({ call: calls, tier }) })
       },
     })

@@ -69,12 +69,13 @@ export class ScriptedModel extends LlmAdapter {
 /**
  * Boots the spine. `before(ctx)` runs before the guard plugin is loaded (listeners it
  * registers sit outside the guard in the waterfall), `after(ctx)` after it (inside).
- * Tools: `probe`, `grep`, `todo_write` and `read`, each answering `ok:<name>`.
+ * Tools: `probe`, `grep`, `todo_write` and `read` unless `tools` names others, each answering
+ * `answer(name)`: by default `ok:<name>` as one text block.
  * `persistence` (the JSONL backend's config, e.g. `{ root }`) keeps every session on disk, and
  * `resume(id, script)` then resumes one; `stop()` unloads the backend, which writes out every
  * session, as a harness does when it shuts down.
  */
-export async function boot({ plugin, config, before, after, persistence, tools = ['probe', 'grep', 'todo_write', 'read'] } = {}) {
+export async function boot({ plugin, config, before, after, persistence, tools = ['probe', 'grep', 'todo_write', 'read'], answer = (name) => [{ type: 'text', text: `ok:${name}` }] } = {}) {
   const ctx = new Context()
   await ctx.plugin(LlmRuntime)
   await ctx.plugin(SessionStore)
@@ -91,7 +92,7 @@ export async function boot({ plugin, config, before, after, persistence, tools =
       parameters: {},
       async execute() {
         executed.push(name)
-        return [{ type: 'text', text: `ok:${name}` }]
+        return answer(name)
       },
     }))
   }

@@ -24,6 +24,12 @@ test('nesting 100,000 levels (arrays, objects, both; built or JSON.parse\'d): th
   let shared = 0
   for (let i = 0; i < depth; i++) shared = [shared]
   t.is(canonicalize({ b: shared, a: shared }), `{"a":${'['.repeat(depth)}0${']'.repeat(depth)},"b":${'['.repeat(depth)}0${']'.repeat(depth)}}`)
+  // A cycle closed at the bottom is still found, and named.
+  const cyclicDeep = { v: 0 }
+  let tip = cyclicDeep
+  for (let i = 0; i < depth; i++) tip = tip.v = { v: 0 }
+  tip.v = cyclicDeep
+  t.throws(() => canonicalize(cyclicDeep), { instanceOf: TypeError, message: /circular/ })
 })
 
 test('up to the depth V8 still stringifies (1,000 and 5,000 levels) the text is byte-identical to V8\'s', (t) => {

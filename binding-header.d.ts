@@ -16,7 +16,7 @@ export interface Config {
   include?: string[]
   /** Tool-name patterns transparent to the chain: neither counted nor breaking a run. Default: `[]`. */
   exclude?: string[]
-  /** `recommended` turns on the detections measured to catch the most stuck runs at the fewest reminders in solved ones (docs/DETECTION.md): today `noProgress` at its defaults. Explicit keys override it. Default: none. */
+  /** `recommended` turns on the detections measured to catch the most stuck runs at the fewest reminders in solved ones (docs/DETECTION.md): today `noProgress` and `failures` at their defaults. Explicit keys override it. Default: none. */
   profile?: 'recommended'
   /** Opt-in: remind once when a block of 2 to `maxPeriod` (at most 5) calls repeats `repeats` (>= 2) times back to back; both required. Default: off. */
   cycles?: { maxPeriod: number; repeats: number }
@@ -32,7 +32,9 @@ export interface Config {
   similar?: { minCalls?: number; similarity?: number }
   /** Opt-in: remind when `minCalls` (default 6) of the agent's last `window` (default 16) calls are the same call with the same result, volatile parts (numbers, ids, timestamps) left out. Default: off. */
   noProgress?: { minCalls?: number; window?: number }
-  /** Opt-in hard stop: once a run of identical calls, or `noProgress`'s count of the same call and result, reaches this many (an integer >= 2), the plugin ends the agent's turn and says why. Default: off. */
+  /** Opt-in: remind when `minCalls` (default 4) of the agent's last `window` (default 8) calls are one tool failing with the same error, whatever its arguments (a result with `isError: true`, or whose text starts with an error), volatile parts left out. Default: off. */
+  failures?: { minCalls?: number; window?: number }
+  /** Opt-in hard stop: once a run of identical calls, `noProgress`'s count of the same call and result, or `failures`' count of the same error, reaches this many (an integer >= 2), the plugin ends the agent's turn and says why. Default: off. */
   stopAt?: number
   /** Opt-in: an agent resumed on a persisted session continues its chains, rebuilt from the session's calls since the last user prompt. Default: `false`. */
   resume?: boolean

@@ -16,7 +16,7 @@ export interface Config {
   include?: string[]
   /** Tool-name patterns transparent to the chain: neither counted nor breaking a run. Default: `[]`. */
   exclude?: string[]
-  /** `recommended` turns on the detections measured to catch the most stuck runs at the fewest reminders in solved ones (docs/DETECTION.md): today `noProgress` at its defaults. Explicit keys override it. Default: none. */
+  /** `recommended` turns on the detections measured to catch the most stuck runs at the fewest reminders in solved ones (docs/DETECTION.md): today `noProgress` and `failures` at their defaults. Explicit keys override it. Default: none. */
   profile?: 'recommended'
   /** Opt-in: remind once when a block of 2 to `maxPeriod` (at most 5) calls repeats `repeats` (>= 2) times back to back; both required. Default: off. */
   cycles?: { maxPeriod: number; repeats: number }
@@ -32,7 +32,9 @@ export interface Config {
   similar?: { minCalls?: number; similarity?: number }
   /** Opt-in: remind when `minCalls` (default 6) of the agent's last `window` (default 16) calls are the same call with the same result, volatile parts (numbers, ids, timestamps) left out. Default: off. */
   noProgress?: { minCalls?: number; window?: number }
-  /** Opt-in hard stop: once a run of identical calls, or `noProgress`'s count of the same call and result, reaches this many (an integer >= 2), the plugin ends the agent's turn and says why. Default: off. */
+  /** Opt-in: remind when `minCalls` (default 4) of the agent's last `window` (default 8) calls are one tool failing with the same error, whatever its arguments (a result with `isError: true`, or whose text starts with an error), volatile parts left out. Default: off. */
+  failures?: { minCalls?: number; window?: number }
+  /** Opt-in hard stop: once a run of identical calls, `noProgress`'s count of the same call and result, or `failures`' count of the same error, reaches this many (an integer >= 2), the plugin ends the agent's turn and says why. Default: off. */
   stopAt?: number
   /** Opt-in: an agent resumed on a persisted session continues its chains, rebuilt from the session's calls since the last user prompt. Default: `false`. */
   resume?: boolean
@@ -101,7 +103,7 @@ export declare class RepeatToolGuard {
   isTracked(toolName: string): boolean
   /** The validated thresholds, ascending. */
   get thresholds(): Array<number>
-  /** Whether `observe` reads the tool result (`sameResultOnly`, `noProgress`): callers pass it only then. */
+  /** Whether `observe` reads the tool result (`sameResultOnly`, `noProgress`, `failures`): callers pass it only then. */
   get takesResults(): boolean
   /** How many agents hold chain state. */
   get agentCount(): number
@@ -133,6 +135,8 @@ export interface GuardStats {
   similar: number
   /** `noProgress` reminders returned. */
   noProgress: number
+  /** `failure` reminders returned (`failures`). */
+  failure: number
   /** `stop` messages returned (`stopAt`): turns the plugin ended. */
   stop: number
 }
@@ -144,9 +148,10 @@ export interface Reminder {
    * with `repeatEvery`, past the last); `cycle` for a repeated block of calls (`cycles`);
    * `similar` for a run of near-identical calls (`similar`).
    * `noProgress` for the same call returning the same result again (`noProgress`).
+   * `failure` for one tool failing with the same error again (`failures`).
    * `stop` when a count reached `stopAt`: the plugin ends the agent's turn.
    */
-  tier: 'gentle' | 'detailed' | 'cycle' | 'similar' | 'noProgress' | 'stop'
+  tier: 'gentle' | 'detailed' | 'cycle' | 'similar' | 'noProgress' | 'failure' | 'stop'
   /** The run length that reached the threshold; for `cycle`, the block's repetitions. */
   count: number
   /** The text the model reads, exactly as the reference plugin words it (for `gentle` and `detailed`). */

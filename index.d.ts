@@ -24,7 +24,7 @@ export interface ReminderEvent {
   tool: string
   /** The run length; for `cycle`, the block's repetitions. */
   count: number
-  tier: 'gentle' | 'detailed' | 'cycle' | 'similar' | 'noProgress' | 'stop'
+  tier: 'gentle' | 'detailed' | 'cycle' | 'similar' | 'noProgress' | 'failure' | 'stop'
 }
 
 /** The name of the event above, `'repeat-tool-guard/reminder'`. */

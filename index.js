@@ -36,7 +36,7 @@ function foldReminder(downstream, reminder) {
 
 /**
  * The reminder's source summary: `grep × 3`; for a cycle its block, `(read, grep) × 2`; for
- * near-identical calls `grep ≈ 5`; for the same call and result again `grep ⟳ 5`; for the hard
+ * near-identical calls `grep ≈ 5`; for the same call and result again `grep ⟳ 5`; for the same error again `grep ✗ 5`; for the hard
  * stop `grep × 20: turn ended`.
  */
 function summaryOf(tool, reminder) {
@@ -44,6 +44,7 @@ function summaryOf(tool, reminder) {
     case 'cycle': return `(${reminder.tools.join(', ')}) × ${reminder.count}`
     case 'similar': return `${tool} ≈ ${reminder.count}`
     case 'noProgress': return `${tool} ⟳ ${reminder.count}`
+    case 'failure': return `${tool} ✗ ${reminder.count}`
     case 'stop': return `${tool} × ${reminder.count}: turn ended`
     default: return `${tool} × ${reminder.count}`
   }
@@ -74,7 +75,7 @@ export function apply(ctx, config) {
   // The listeners use the native guard itself: its results never leave this module.
   const guard = nativeOf(exported)
   const handle = guard.__handle()
-  // Results reach the guard only when a detection reads them (`sameResultOnly`, `noProgress`).
+  // Results reach the guard only when a detection reads them (`sameResultOnly`, `noProgress`, `failures`).
   const takesResults = guard.takesResults
   const resume = config?.resume === true
   const tracked = new Map()

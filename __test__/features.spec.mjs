@@ -261,15 +261,15 @@ test('repeatEvery uses the last threshold of the tool\'s own thresholds', (t) =>
 
 test('stats(): observed calls and reminders per tier, per guard, kept across clear()', (t) => {
   const guard = new RepeatToolGuard({ thresholds: [2, 3], cycles: { maxPeriod: 2, repeats: 2 }, exclude: ['todo'] })
-  t.deepEqual(guard.stats(), { observed: 0, reminders: 0, gentle: 0, detailed: 0, cycle: 0, similar: 0, noProgress: 0, stop: 0 })
+  t.deepEqual(guard.stats(), { observed: 0, reminders: 0, gentle: 0, detailed: 0, cycle: 0, similar: 0, noProgress: 0, failure: 0, stop: 0 })
   fired(guard, [['t', {}], ['t', {}], ['t', {}], ['todo', {}], ['u', {}], ['t', {}], ['u', {}]])
   fired(guard, [['t', {}], ['t', {}]], 'b')
   t.throws(() => guard.observe('a', 't', 1n))
   guard.clear()
-  t.deepEqual(guard.stats(), { observed: 8, reminders: 4, gentle: 2, detailed: 1, cycle: 1, similar: 0, noProgress: 0, stop: 0 })
+  t.deepEqual(guard.stats(), { observed: 8, reminders: 4, gentle: 2, detailed: 1, cycle: 1, similar: 0, noProgress: 0, failure: 0, stop: 0 })
   const plain = new RepeatToolGuard()
   fired(plain, times(8, ['t', {}]))
-  t.deepEqual(plain.stats(), { observed: 8, reminders: 3, gentle: 1, detailed: 2, cycle: 0, similar: 0, noProgress: 0, stop: 0 })
+  t.deepEqual(plain.stats(), { observed: 8, reminders: 3, gentle: 1, detailed: 2, cycle: 0, similar: 0, noProgress: 0, failure: 0, stop: 0 })
 })
 
 // ---- defaults unchanged -----------------------------------------------------------------------

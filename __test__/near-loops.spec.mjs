@@ -63,7 +63,7 @@ test('restore() moves the chain as observe() would, with no reminder and no coun
   const guard = new RepeatToolGuard({ thresholds: [3, 5], exclude: ['todo_write'] })
   for (let i = 0; i < 4; i++) t.is(guard.restore('a', 'grep', { q: 1 }), undefined)
   guard.restore('a', 'todo_write', {})
-  t.deepEqual(guard.stats(), { observed: 0, reminders: 0, gentle: 0, detailed: 0, cycle: 0, similar: 0, noProgress: 0, stop: 0 })
+  t.deepEqual(guard.stats(), { observed: 0, reminders: 0, gentle: 0, detailed: 0, cycle: 0, similar: 0, noProgress: 0, failure: 0, stop: 0 })
   t.is(guard.observe('a', 'grep', { q: 1 }).count, 5)
   t.throws(() => guard.restore('a', 'grep', 1n), { instanceOf: TypeError })
   t.is(guard.observe('a', 'grep', { q: 1 }), null, 'the run goes on: 6')

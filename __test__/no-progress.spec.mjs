@@ -1,6 +1,8 @@
-// noProgress and profile: 'recommended' through the RepeatToolGuard class (the addon suite): the
-// same call returning the same result again, back to back or with other calls between, results
-// compared without their volatile parts; validation; the profile and the keys that override it.
+// The detections that read results, through the RepeatToolGuard class (the addon suite):
+// noProgress (the same call returning the same result again, back to back or with other calls
+// between) and failures (one tool failing with the same error, whatever its arguments), results
+// compared without their volatile parts; validation; profile: 'recommended' and the keys that
+// override it; stopAt.
 import test from 'ava'
 import { RepeatToolGuard } from '../index.js'
 
@@ -71,11 +73,12 @@ test('noProgress validation: an object; minCalls 2 to 64; window minCalls to 64'
   t.notThrows(() => new RepeatToolGuard({ noProgress: { minCalls: 20 } }), 'the window grows to minCalls')
 })
 
-test("profile 'recommended' turns noProgress on at its defaults; an explicit key overrides it", (t) => {
+test("profile 'recommended' turns noProgress and failures on at their defaults; an explicit key overrides either", (t) => {
   const recommended = new RepeatToolGuard({ profile: 'recommended' })
   t.true(recommended.takesResults)
-  t.deepEqual(fired(recommended, loop(6)), [[11, 'noProgress', 6]], '(6 in 16)')
-  const tuned = new RepeatToolGuard({ profile: 'recommended', noProgress: { minCalls: 3, window: 6 } })
+  // The loop's `cd build` fails the same way each time: failures (4 in 8) at the 4th, then noProgress (6 in 16).
+  t.deepEqual(fired(recommended, loop(6)), [[7, 'failure', 4], [11, 'noProgress', 6]])
+  const tuned = new RepeatToolGuard({ profile: 'recommended', noProgress: { minCalls: 3, window: 6 }, failures: { minCalls: 8 } })
   t.deepEqual(fired(tuned, loop(6)), [[5, 'noProgress', 3], [11, 'noProgress', 3]], 'again once the call it came at has left the window')
   const thresholds = new RepeatToolGuard({ profile: 'recommended', thresholds: [2] })
   t.deepEqual(fired(thresholds, [['t', {}, result('x')], ['t', {}, result('x')]]), [[2, 'gentle', 2]])
@@ -96,4 +99,49 @@ test('stopAt: a run or a noProgress count that reaches it brings the stop, ahead
   t.deepEqual(fired(off, loop(5)), [[5, 'noProgress', 3]], 'no stop unless configured')
   const error = t.throws(() => new RepeatToolGuard({ stopAt: 1 }))
   t.is(error.message, 'repeat-tool-guard: invalid stopAt 1 — must be an integer >= 2')
+})
+
+const FAILURES = (tool, count, window) => `Repeated tool failures detected:\n- tool: ${tool}\n- same_error: ${count} of the last ${window} calls\nThis tool keeps failing with the same error, whatever the arguments, so retrying it with small changes will fail again. Read the error message: it says what is wrong (a missing file or directory, a wrong path or parameter, a command that is not available). Fix that cause first, or use a different tool or approach.`
+
+/** A build retried with other flags each time, failing the same way (the path's line number aside). */
+const retries = (n) => Array.from({ length: n }, (_, i) => ['bash', { command: `./mvnw test -q -Dretry=${i}` }, result(`./mvnw: line ${40 + i}: JAVA_HOME is not defined correctly; cannot execute`)])
+
+test('failures: one tool failing with the same error, whatever the arguments, reminds at minCalls in the window', (t) => {
+  const guard = new RepeatToolGuard({ failures: { minCalls: 3, window: 6 } })
+  const reminders = retries(4).map(([tool, args, res]) => guard.observe('a', tool, args, res))
+  t.deepEqual(reminders.map((r, i) => r && [i + 1, r.tier, r.count]).filter(Boolean), [[3, 'failure', 3]], 'once, not again while the call it came at is in the window')
+  t.is(reminders[2].text, FAILURES('bash', 3, 6))
+  t.is(guard.stats().failure, 1)
+  t.true(guard.takesResults)
+  const defaults = new RepeatToolGuard({ failures: {} })
+  t.deepEqual(fired(defaults, retries(5)), [[4, 'failure', 4]], '(4 in 8)')
+  t.deepEqual(fired(new RepeatToolGuard(), retries(5)), [], 'off by default')
+})
+
+test('failures: what counts is a failure (isError, or an error said first) of the same tool with the same error', (t) => {
+  const guard = (config = { failures: { minCalls: 3, window: 8 } }) => new RepeatToolGuard(config)
+  const flagged = [1, 2, 3].map((n) => ['fetch', { url: `https://x/${n}` }, result('upstream said 503', true)])
+  t.deepEqual(fired(guard(), flagged), [[3, 'failure', 3]], 'isError: true, whatever the text')
+  const fine = [1, 2, 3].map((n) => ['fetch', { url: `https://x/${n}` }, result('upstream said 503')])
+  t.deepEqual(fired(guard(), fine), [], 'the same text is not a failure without the flag or an error word')
+  const differing = ['No such file: a.txt', 'No such file: b.txt', 'No such file: c.txt'].map((text, n) => ['read', { n }, result(text)])
+  t.deepEqual(fired(guard(), differing), [], 'different errors do not add up')
+  const tools = ['read', 'grep', 'read', 'grep', 'read'].map((tool, n) => [tool, { n }, result('Error: permission denied')])
+  t.deepEqual(fired(guard(), tools), [[5, 'failure', 3]], 'each tool counts its own')
+  const late = [1, 2, 3].map((n) => ['run', { n }, result(`${'output '.repeat(100)}then an error`)])
+  t.deepEqual(fired(guard(), late), [], 'an error word far into a long result is not read')
+  const words = ['terrors', 'inerrant', 'unfailed'].map((word, n) => ['run', { n }, result(word)])
+  t.deepEqual(fired(guard(), words), [], 'words count at the start of a word only')
+})
+
+test('failures validation; stopAt counts the same error too', (t) => {
+  const fails = (config, message, type = Error) => {
+    const error = t.throws(() => new RepeatToolGuard(config), { instanceOf: type })
+    t.is(error.message, message)
+  }
+  fails({ failures: true }, 'repeat-tool-guard: `failures` must be an object, got the boolean true', TypeError)
+  fails({ failures: { minCalls: 1 } }, 'repeat-tool-guard: invalid failures.minCalls 1 — must be an integer from 2 to 64')
+  fails({ failures: { minCalls: 4, window: 3 } }, 'repeat-tool-guard: invalid failures.window 3 — must be an integer from `minCalls` to 64')
+  const stopping = new RepeatToolGuard({ failures: { minCalls: 3, window: 8 }, stopAt: 5 })
+  t.deepEqual(fired(stopping, retries(6)), [[3, 'failure', 3], [5, 'stop', 5], [6, 'stop', 6]])
 })

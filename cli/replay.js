@@ -16,7 +16,7 @@ import { guardInputs } from '../lib/history.js'
  */
 function measuringConfig(config) {
   const identity = { ...config }
-  for (const key of ['thresholds', 'overrides', 'cycles', 'similar', 'noProgress', 'profile', 'resume', 'repeatEvery', 'argumentsPreviewChars']) delete identity[key]
+  for (const key of ['thresholds', 'overrides', 'cycles', 'similar', 'noProgress', 'failures', 'profile', 'resume', 'repeatEvery', 'argumentsPreviewChars']) delete identity[key]
   return { ...identity, thresholds: [2], repeatEvery: 1, argumentsPreviewChars: 1 }
 }
 

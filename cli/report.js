@@ -8,7 +8,7 @@ import { isAbsolute, relative } from 'node:path'
 export const TIMELINE_BINS = 120
 
 /** The reminder tiers, in the order the reports list them. */
-export const TIERS = ['gentle', 'detailed', 'cycle', 'similar', 'noProgress', 'stop']
+export const TIERS = ['gentle', 'detailed', 'cycle', 'similar', 'noProgress', 'failure', 'stop']
 
 /** Where a session comes from, as the reports show it: its file (relative to the working directory when under it), and its line in a file of trajectories. */
 export function sessionPlace(session) {

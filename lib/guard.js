@@ -63,8 +63,8 @@ export class RepeatToolGuard {
   }
 
   stats() {
-    const { observed, reminders, gentle, detailed, cycle, similar, noProgress, stop } = inRealm(() => this.#native.stats())
-    return { observed, reminders, gentle, detailed, cycle, similar, noProgress, stop }
+    const { observed, reminders, gentle, detailed, cycle, similar, noProgress, failure, stop } = inRealm(() => this.#native.stats())
+    return { observed, reminders, gentle, detailed, cycle, similar, noProgress, failure, stop }
   }
 
   reset(agentId) {

@@ -43,6 +43,8 @@ pub struct GuardStats {
     pub similar: f64,
     /// `noProgress` reminders returned.
     pub no_progress: f64,
+    /// `failure` reminders returned (`failures`).
+    pub failure: f64,
     /// `stop` messages returned (`stopAt`): turns the plugin ended.
     pub stop: f64,
 }
@@ -70,7 +72,7 @@ impl RepeatToolGuard {
         registry::with(self.id, f).map_err(|e| map_error(env, e.into()))
     }
 
-    /// Reads one call (agent id, tool name, arguments and, with `sameResultOnly` or `noProgress`,
+    /// Reads one call (agent id, tool name, arguments and, with `sameResultOnly`, `noProgress` or `failures`,
     /// the result) and runs `f` on this guard with it; `None` for an untracked tool.
     fn with_call<R>(
         &self,
@@ -188,6 +190,7 @@ impl RepeatToolGuard {
                 cycle: stats.cycle as f64,
                 similar: stats.similar as f64,
                 no_progress: stats.no_progress as f64,
+                failure: stats.failure as f64,
                 stop: stats.stop as f64,
             }
         })
@@ -225,7 +228,7 @@ impl RepeatToolGuard {
         self.with(env, |guard| guard.thresholds().to_vec())
     }
 
-    /// Whether `observe` reads the tool result (`sameResultOnly`, `noProgress`): callers pass it only then.
+    /// Whether `observe` reads the tool result (`sameResultOnly`, `noProgress`, `failures`): callers pass it only then.
     #[napi(getter)]
     pub fn takes_results(&self, env: Env) -> Result<bool> {
         self.with(env, |guard| guard.takes_results())

@@ -11,8 +11,11 @@ pub struct Reminder {
     /// with `repeatEvery`, past the last); `cycle` for a repeated block of calls (`cycles`);
     /// `similar` for a run of near-identical calls (`similar`).
     /// `noProgress` for the same call returning the same result again (`noProgress`).
+    /// `failure` for one tool failing with the same error again (`failures`).
     /// `stop` when a count reached `stopAt`: the plugin ends the agent's turn.
-    #[napi(ts_type = "'gentle' | 'detailed' | 'cycle' | 'similar' | 'noProgress' | 'stop'")]
+    #[napi(
+        ts_type = "'gentle' | 'detailed' | 'cycle' | 'similar' | 'noProgress' | 'failure' | 'stop'"
+    )]
     pub tier: String,
     /// The run length that reached the threshold; for `cycle`, the block's repetitions.
     pub count: f64,

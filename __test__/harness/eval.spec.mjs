@@ -28,7 +28,7 @@ test('the eval prints one table: per source and overall, our configs and the pee
   const lines = stdout.split('\n')
   t.regex(lines[0], new RegExp(`^4 sessions, 24 calls, from ${dir.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}; [\\d.]+ s$`))
   const rows = lines.filter((line) => line.startsWith('| ')).slice(2).map((line) => line.slice(2, -2).split(' | '))
-  const detectors = 11 + PEERS.length
+  const detectors = 14 + PEERS.length
   t.is(rows.length, 3 * detectors, 'alpha, beta and all')
   t.deepEqual(rows.filter((row) => row[0]).map((row) => row[0]), ['**alpha**', '**beta**', '**all**'])
   const all = rows.slice(2 * detectors)

@@ -171,7 +171,7 @@ test('the repeat-tool-guard/reminder event: one per delivered reminder, { agent,
     { agent: 'agent-events', tool: 'grep', count: 5, tier: 'detailed' },
   ])
   t.deepEqual(Object.keys(run.events[0]), ['agent', 'tool', 'count', 'tier'])
-  t.deepEqual(guard.guardOf(run.harness.fiber.ctx).stats(), { observed: 5, reminders: 2, gentle: 1, detailed: 1, cycle: 0, similar: 0, noProgress: 0, stop: 0 })
+  t.deepEqual(guard.guardOf(run.harness.fiber.ctx).stats(), { observed: 5, reminders: 2, gentle: 1, detailed: 1, cycle: 0, similar: 0, noProgress: 0, failure: 0, stop: 0 })
 })
 
 test('a throwing or rejecting event listener never fails the tool call, and the others still hear the event', async (t) => {

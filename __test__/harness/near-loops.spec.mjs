@@ -1,6 +1,7 @@
-// ignoreArguments and similar in the real deepseek-harness 0.1.0-rc.8 agent loop, with a scripted
-// model: a loop whose calls carry a changing progress note, and a loop of near-identical calls,
-// each caught where the reference sees nothing. Runs on Node >= 22.19 (the harness needs it).
+// ignoreArguments, similar and failures in the real deepseek-harness 0.1.0-rc.8 agent loop, with a
+// scripted model: a loop whose calls carry a changing progress note, a loop of near-identical
+// calls, and a tool failing the same way whatever its arguments, each caught where the reference
+// sees nothing. Runs on Node >= 22.19 (the harness needs it).
 import test from 'ava'
 import * as reference from '@deepseek-ai/dsh-repeat-tool-reminder'
 import * as guard from '../../index.js'
@@ -10,9 +11,9 @@ import { GENTLE } from '../oracle.mjs'
 const times = (n, make) => Array.from({ length: n }, (_, i) => make(i))
 
 /** Boots with `plugin` and `config`, runs one agent through `script` in a turn a user opened. */
-async function runScript(plugin, config, script) {
+async function runScript(plugin, config, script, answer = undefined) {
   const events = []
-  const harness = await boot({ plugin, config, before: (ctx) => { ctx.on('repeat-tool-guard/reminder', (payload) => { events.push(payload) }) } })
+  const harness = await boot({ plugin, config, answer, before: (ctx) => { ctx.on('repeat-tool-guard/reminder', (payload) => { events.push(payload) }) } })
   const a = await harness.agent('agent-1', script)
   await a.run('go')
   const log = a.events()
@@ -41,7 +42,7 @@ test('similar: a run of near-identical calls gets one reminder with tier similar
   const run = await runScript(guard, { similar: { minCalls: 5, similarity: 0.8 } }, script())
   t.deepEqual(run.reminders.map((r) => [r.source.summary, r.text.split('\n').slice(0, 3).join(' | ')]), [['grep ≈ 5', 'Near-identical tool calls detected: | - tool: grep | - consecutive_calls: 5']])
   t.deepEqual(run.events, [{ agent: 'agent-1', tool: 'grep', count: 5, tier: 'similar' }])
-  t.deepEqual(guard.guardOf(run.harness.fiber.ctx).stats(), { observed: 6, reminders: 1, gentle: 0, detailed: 0, cycle: 0, similar: 1, noProgress: 0, stop: 0 })
+  t.deepEqual(guard.guardOf(run.harness.fiber.ctx).stats(), { observed: 6, reminders: 1, gentle: 0, detailed: 0, cycle: 0, similar: 1, noProgress: 0, failure: 0, stop: 0 })
   t.deepEqual((await runScript(reference, {}, script())).reminders, [])
 })
 
@@ -54,7 +55,20 @@ test('similar: an excluded tool in between is transparent; another tracked tool 
   t.deepEqual((await runScript(guard, { similar: { minCalls: 3 } }, broken)).reminders, [])
 })
 
-test('invalid ignoreArguments, similar and resume reject ctx.plugin() with their exact messages', async (t) => {
+test('failures: a tool that throws the same error for every path gets one failure reminder at the 4th call; the reference sees none', async (t) => {
+  const script = () => [...times(5, (i) => callTool('read', { path: `src/missing-${i}.ts` })), say('done')]
+  // The tool throws: rc.8 turns it into an error result (isError), which failures reads.
+  const answer = (name) => { throw new Error(`${name}: the workspace is not mounted`) }
+  const run = await runScript(guard, { failures: {} }, script(), answer)
+  t.deepEqual(run.reminders.map((r) => r.source.summary), ['read ✗ 4'])
+  t.true(run.reminders[0].text.startsWith('Repeated tool failures detected:\n- tool: read\n- same_error: 4 of the last 8 calls\n'), run.reminders[0].text)
+  t.deepEqual(run.events, [{ agent: 'agent-1', tool: 'read', count: 4, tier: 'failure' }])
+  t.true(run.results.every((r) => r.isError), 'the tool results are the tool\'s own errors')
+  t.deepEqual((await runScript(reference, {}, script(), answer)).reminders, [])
+  t.deepEqual((await runScript(guard, {}, script(), answer)).reminders, [], 'off by default')
+})
+
+test('invalid ignoreArguments, similar, failures and resume reject ctx.plugin() with their exact messages', async (t) => {
   const cases = [
     [{ ignoreArguments: {} }, 'repeat-tool-guard: `ignoreArguments` must be an array, got an object'],
     [{ ignoreArguments: [{ tools: ['x'] }] }, 'repeat-tool-guard: `ignoreArguments[0].keys` must be an array, got undefined'],
@@ -63,6 +77,7 @@ test('invalid ignoreArguments, similar and resume reject ctx.plugin() with their
     [{ similar: true }, 'repeat-tool-guard: `similar` must be an object, got the boolean true'],
     [{ similar: { minCalls: 1 } }, 'repeat-tool-guard: invalid similar.minCalls 1 — must be an integer >= 2'],
     [{ similar: { similarity: 0 } }, 'repeat-tool-guard: invalid similar.similarity 0 — must be a number greater than 0 and at most 1'],
+    [{ failures: { window: 65 } }, 'repeat-tool-guard: invalid failures.window 65 — must be an integer from `minCalls` to 64'],
     [{ resume: 'yes' }, 'repeat-tool-guard: `resume` must be a boolean, got the string "yes" (YAML 1.2 reads yes as a string: write true or false)'],
   ]
   for (const [config, message] of cases) {

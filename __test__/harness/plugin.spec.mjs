@@ -225,7 +225,7 @@ test('an unknown config key gets one warning naming it and the known keys; the t
   let warnings
   const ours = await runScript(guard, config, structuredClone(script), { before: (ctx) => { warnings = warningsOf(ctx, guard.name) } })
   const theirs = await runScript(reference, config, structuredClone(script))
-  const known = 'thresholds, argumentsPreviewChars, include, exclude, profile, cycles, sameResultOnly, overrides, repeatEvery, ignoreArguments, similar, noProgress, stopAt, resume'
+  const known = 'thresholds, argumentsPreviewChars, include, exclude, profile, cycles, sameResultOnly, overrides, repeatEvery, ignoreArguments, similar, noProgress, failures, stopAt, resume'
   t.deepEqual(warnings.map((w) => w.args.map(String).join(' ')), [
     `unknown config key %s is ignored (known keys: %s) "thresholdz" ${known}`,
     `unknown config key %s is ignored (known keys: %s) "exclude_tools" ${known}`,

@@ -180,7 +180,7 @@ test('the text report lists each session\'s reminders, the run lengths and the t
   t.regex(stdout, /resumed .*\n.*\n +\d+ +2:2\.\d+ +probe +gentle +3 /, 'a resumed lifecycle is marked')
   t.regex(stdout, /Runs of identical consecutive calls \(defaults: thresholds 3, 5, 8\)\n {2}tool +calls +runs +max +>=3 +>=5 +>=8\n/)
   t.regex(stdout, /\n {2}grep +17 +8 +6 +2 +2 +0\n/)
-  t.regex(stdout, /Totals \(defaults\): 5 sessions, 57 calls, 11 reminders \(8 gentle, 3 detailed, 0 cycle, 0 similar, 0 noProgress, 0 stop\)\n$/)
+  t.regex(stdout, /Totals \(defaults\): 5 sessions, 57 calls, 11 reminders \(8 gentle, 3 detailed, 0 cycle, 0 similar, 0 noProgress, 0 failure, 0 stop\)\n$/)
 })
 
 test('the README\'s sample of the text report is lines of the real one, in order', async (t) => {

@@ -5,6 +5,7 @@
 // per config, every tier in its own colour), the outcome table, and a screenshot. Without a
 // Chromium the test prints "skip:" with what to install. Runs on Node >= 22.19 (the harness needs it).
 import test from 'ava'
+import { TIERS } from '../../cli/report.js'
 import { execFile } from 'node:child_process'
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -78,7 +79,7 @@ check('the --compare HTML report renders its charts in headless Chromium without
     t.true(h.counts.length > 0, `${h.tool}: bars carry their counts`)
   }
   // Every tier in the legend, the totals and the dots, each in its own colour, none a config's.
-  const tiers = ['gentle', 'detailed', 'cycle', 'similar', 'noProgress', 'stop']
+  const tiers = TIERS
   t.is(dom.legend, tiers.length)
   t.deepEqual(dom.tierTotals, report.totals.map((totals) => tiers.map((tier) => totals[tier]).join(' · ')))
   t.true(report.totals[1].similar > 0 && dom.dots.some((dot) => dot.tier === 'similar'), 'a similar reminder is drawn')

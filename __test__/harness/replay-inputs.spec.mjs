@@ -142,7 +142,7 @@ test('a large log is replayed as it is read, and the progress moves within it', 
   let time = 0
   const { code, stdout, stderr } = await replay([file], { now: () => (time += 1000) })
   t.is(code, EXIT.ok)
-  t.regex(stdout, /Totals \(defaults\): 1 session, 40 calls, 3 reminders \(1 gentle, 2 detailed, 0 cycle, 0 similar, 0 noProgress, 0 stop\)/)
+  t.regex(stdout, /Totals \(defaults\): 1 session, 40 calls, 3 reminders \(1 gentle, 2 detailed, 0 cycle, 0 similar, 0 noProgress, 0 failure, 0 stop\)/)
   const lines = stderr.trim().split('\n')
   const within = lines.filter((line) => line.startsWith('replay: 0/1 logs, '))
   t.true(within.length >= 2, stderr)

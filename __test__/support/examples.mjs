@@ -32,7 +32,15 @@ export const DOC_FILES = [
 ]
 
 const CALL = /^(\d+)(?:[–-](\d+))?\s+(\S+)\s+(.*?)(?:\s+returns\s+("(?:[^"\\]|\\.)*"))?(?:\s+similarity\s+(\d\.\d\d))?(?:\s+→\s+(\w+):\s+(.+?))?$/
-const SUMMARY = { '×': /^(?<tool>\S+) × (?<count>\d+)$/, '≈': /^(?<tool>\S+) ≈ (?<count>\d+)$/, '⟳': /^(?<tool>\S+) ⟳ (?<count>\d+)$/, stop: /^(?<tool>\S+) × (?<count>\d+): turn ended$/, cycle: /^\((?<tools>.+)\) × (?<count>\d+)$/ }
+/** A reminder's source summary by tier (index.js's summaryOf); the tiers not named use `×`. */
+const SUMMARY = {
+  gentle: /^(?<tool>\S+) × (?<count>\d+)$/,
+  similar: /^(?<tool>\S+) ≈ (?<count>\d+)$/,
+  noProgress: /^(?<tool>\S+) ⟳ (?<count>\d+)$/,
+  failure: /^(?<tool>\S+) ✗ (?<count>\d+)$/,
+  stop: /^(?<tool>\S+) × (?<count>\d+): turn ended$/,
+  cycle: /^\((?<tools>.+)\) × (?<count>\d+)$/,
+}
 
 /** The tool result a call line gives: its text, or `ok`. */
 export function resultOf(step) {
@@ -139,7 +147,7 @@ function readSteps(example, lines) {
 
 /** The reminder a line gives, with the tool (or a cycle's tools) and count its summary names. */
 function expected(at, step, tier, summary) {
-  const form = SUMMARY[tier === 'cycle' ? 'cycle' : tier === 'similar' ? '≈' : tier === 'noProgress' ? '⟳' : tier === 'stop' ? 'stop' : '×'].exec(summary)
+  const form = (SUMMARY[tier] ?? SUMMARY.gentle).exec(summary)
   if (!form) throw new Error(`${at}: ${JSON.stringify(summary)} is no summary of a ${tier} reminder`)
   const { tool, tools, count } = form.groups
   return { call: step.to, tier, summary, count: Number(count), ...(tools ? { tools: tools.split(', ') } : { tool }) }

@@ -9,7 +9,7 @@ use rustc_hash::FxBuildHasher;
 use crate::compare::units_equal;
 use crate::cycles::{CycleConfig, CycleHit, CycleTracker};
 use crate::key::{CallKey, KeyForm};
-use crate::progress::{NoProgressConfig, Recent};
+use crate::progress::{Recent, WindowConfig};
 use crate::similar::{SimilarConfig, SimilarRun};
 
 #[derive(Debug, Clone)]
@@ -42,7 +42,10 @@ struct Extra {
     result: Option<CallKey>,
     cycles: Option<CycleTracker>,
     similar: Option<SimilarRun>,
+    /// `noProgress`'s window.
     recent: Option<Recent>,
+    /// `failures`' window.
+    failures: Option<Recent>,
 }
 
 /// One tracked call as the opt-in features see it.
@@ -56,8 +59,10 @@ pub struct Step<'a> {
     pub cycles: Option<&'a CycleConfig>,
     /// `similar`'s config and the call's sample (`None` for the same call as the agent's last).
     pub similar: Option<(&'a SimilarConfig, Option<Vec<u32>>)>,
-    /// `noProgress`'s config and the call's normalized result digest.
-    pub no_progress: Option<(&'a NoProgressConfig, [u8; blake3::OUT_LEN])>,
+    /// `noProgress`'s config and what it compares ([`crate::progress::same_call`]).
+    pub no_progress: Option<(&'a WindowConfig, [u8; blake3::OUT_LEN])>,
+    /// `failures`' config and what it compares ([`crate::progress::same_failure`]).
+    pub failures: Option<(&'a WindowConfig, Option<[u8; blake3::OUT_LEN]>)>,
 }
 
 /// What one tracked call did to its agent's chain ([`Chains::advance_extended`]).
@@ -71,6 +76,10 @@ pub struct Advanced {
     pub unchanged: u64,
     /// Whether that count brings `noProgress`'s reminder.
     pub no_progress: bool,
+    /// The same failure of the tool in the window, this one included (`failures`; 0: off).
+    pub failed: u64,
+    /// Whether that count brings `failures`' reminder.
+    pub failures: bool,
 }
 
 /// Every agent's current run, by agent id as UTF-16 code units (as JavaScript
@@ -178,6 +187,7 @@ impl Chains {
             cycles,
             similar,
             no_progress,
+            failures,
         } = step;
         let chain = self.chain_of(agent);
         let extra = chain.extra.get_or_insert_with(Default::default);
@@ -202,11 +212,17 @@ impl Chains {
                 .get_or_insert_with(|| CycleTracker::new(config))
                 .push(&key, tool, config)
         });
-        let (unchanged, no_progress) = no_progress.map_or((0, false), |(config, result)| {
+        let (unchanged, no_progress) = no_progress.map_or((0, false), |(config, call)| {
             extra
                 .recent
                 .get_or_insert_with(Default::default)
-                .push(&key, &result, config)
+                .push(Some(call), config)
+        });
+        let (failed, failures) = failures.map_or((0, false), |(config, failure)| {
+            extra
+                .failures
+                .get_or_insert_with(Default::default)
+                .push(failure, config)
         });
         chain.key = key;
         Advanced {
@@ -215,6 +231,8 @@ impl Chains {
             similar,
             unchanged,
             no_progress,
+            failed,
+            failures,
         }
     }
 
@@ -311,6 +329,7 @@ mod tests {
             cycles,
             similar: None,
             no_progress: None,
+            failures: None,
         }
     }
 

@@ -8,7 +8,7 @@ use crate::ignore::IgnoreRules;
 use crate::number::js_number_to_string;
 use crate::overrides::Overrides;
 use crate::patterns::ToolFilter;
-use crate::progress::NoProgressConfig;
+use crate::progress::WindowConfig;
 use crate::similar::SimilarConfig;
 
 /// A config value as the binding read it from JavaScript.
@@ -138,8 +138,10 @@ pub struct GuardConfig {
     /// Opt-in: runs of near-identical calls (`None`: off).
     pub similar: Option<SimilarConfig>,
     /// Opt-in: the same call returning the same normalized result again (`None`: off).
-    pub no_progress: Option<NoProgressConfig>,
-    /// Opt-in: the count (a run's, or `noProgress`'s) at which the turn is ended (`None`: never).
+    pub no_progress: Option<WindowConfig>,
+    /// Opt-in: one tool failing with the same normalized error again (`None`: off).
+    pub failures: Option<WindowConfig>,
+    /// Opt-in: the count (a run's, `noProgress`'s or `failures`') at which the turn is ended (`None`: never).
     pub stop_at: Option<f64>,
     /// Opt-in: a resumed agent's chain is rebuilt from its session's log (by the plugin).
     pub resume: bool,
@@ -158,6 +160,7 @@ impl Default for GuardConfig {
             ignore: IgnoreRules::default(),
             similar: None,
             no_progress: None,
+            failures: None,
             stop_at: None,
             resume: false,
         }
@@ -174,6 +177,7 @@ impl GuardConfig {
             || !self.ignore.is_empty()
             || self.similar.is_some()
             || self.no_progress.is_some()
+            || self.failures.is_some()
             || self.stop_at.is_some()
     }
 }

@@ -179,9 +179,11 @@ impl Guard {
         self.repeated
     }
 
-    /// Whether `observe` reads results (`sameResultOnly`, `noProgress`): callers pass them only then.
+    /// Whether `observe` reads results (`sameResultOnly`, `noProgress`, `failures`): callers pass them only then.
     pub fn takes_results(&self) -> bool {
-        self.config.same_result_only || self.config.no_progress.is_some()
+        self.config.same_result_only
+            || self.config.no_progress.is_some()
+            || self.config.failures.is_some()
     }
 
     /// Calls counted and reminders returned since the guard was made.
@@ -342,15 +344,16 @@ impl Guard {
             }
             None => None,
         };
-        // `noProgress`: the result's digest without its volatile parts.
-        let no_progress = match &self.config.no_progress {
-            Some(config) => {
-                let digest = progress::result_digest(result_given, &mut self.scratch);
-                self.scratch.trim();
-                Some((config, digest?))
-            }
-            None => None,
-        };
+        // `noProgress` and `failures`: what each compares, the result without its volatile parts.
+        let compared = progress::compared(
+            self.config.no_progress.as_ref(),
+            self.config.failures.as_ref(),
+            (&key, tool),
+            result_given,
+            &mut self.scratch,
+        );
+        self.scratch.trim();
+        let (no_progress, failures) = compared?;
         let step = Step {
             key,
             result,
@@ -358,6 +361,7 @@ impl Guard {
             cycles: self.config.cycles.as_ref(),
             similar,
             no_progress,
+            failures,
         };
         let Advanced {
             run,
@@ -365,6 +369,8 @@ impl Guard {
             similar,
             unchanged,
             no_progress,
+            failed,
+            failures,
         } = self.chains.advance_extended(agent, step);
         self.stats.observed += 1;
         let thresholds = self
@@ -374,12 +380,13 @@ impl Guard {
         let tier = tier_at(thresholds, self.config.repeat_every, run);
         // `stopAt`: the hard stop wins over any reminder due on the same call.
         if let Some(stop_at) = self.config.stop_at {
-            let count = run.max(unchanged);
+            let count = run.max(unchanged).max(failed);
             if count as f64 >= stop_at {
                 return Ok(Some(reminders::stop(tool, count)));
             }
         }
-        // One reminder per call: a run's, else a cycle's, else a near-identical run's, else no progress.
+        // One reminder per call: a run's, else a cycle's, else a near-identical run's, else no
+        // progress, else failures.
         Ok(
             run_reminder(&self.config, tier, tool, run, arguments, ignored)?
                 .or_else(|| cycle.map(|hit| reminders::cycle(hit.tools, hit.repeats)))
@@ -387,6 +394,10 @@ impl Guard {
                 .or_else(|| {
                     let window = self.config.no_progress.map_or(0, |c| c.window as u64);
                     no_progress.then(|| reminders::no_progress(tool, unchanged, window))
+                })
+                .or_else(|| {
+                    let window = self.config.failures.map_or(0, |c| c.window as u64);
+                    failures.then(|| reminders::failures(tool, failed, window))
                 }),
         )
     }

@@ -11,7 +11,7 @@ use crate::cycles::CycleConfig;
 use crate::error::{ConfigError, Hint};
 use crate::ignore::{IgnoreEntry, IgnoreRules, KeyPath};
 use crate::overrides::{Override, Overrides};
-use crate::progress::{self, NoProgressConfig};
+use crate::progress::{self, WindowConfig};
 use crate::similar::{SimilarConfig, DEFAULT_MIN_CALLS, DEFAULT_SIMILARITY};
 
 /// How the binding reads an option's value from JavaScript.
@@ -94,6 +94,42 @@ const PROFILE_RULE: &str = "must be \"recommended\"";
 const KEY_PATH_RULE: &str =
     "must be names separated by `.`, none empty (`\\.` is a dot and `\\\\` a backslash within a name)";
 
+/// The errors of a `{ minCalls, window }` option named `field`.
+fn window_errors(field: &str) -> Vec<ConfigError> {
+    vec![
+        doc_wrong(field, "an object"),
+        doc_invalid(&format!("{field}.minCalls"), MIN_CALLS_RULE),
+        doc_invalid(&format!("{field}.window"), WINDOW_RULE),
+    ]
+}
+
+/// Reads a `{ minCalls, window }` option named `field` (`None`: absent), each field defaulting to
+/// `defaults`' (a window never below `minCalls`).
+fn window_option(
+    field: &str,
+    raw: &RawValue,
+    defaults: WindowConfig,
+) -> Result<Option<WindowConfig>, ConfigError> {
+    if !config::object(field, raw)? {
+        return Ok(None);
+    }
+    let min_calls = config::number(
+        &format!("{field}.minCalls"),
+        raw.field("minCalls"),
+        config::integer_in(2.0, progress::MAX_WINDOW),
+        MIN_CALLS_RULE,
+    )?
+    .unwrap_or(defaults.min_calls);
+    let window = config::number(
+        &format!("{field}.window"),
+        raw.field("window"),
+        config::integer_in(min_calls, progress::MAX_WINDOW),
+        WINDOW_RULE,
+    )?
+    .unwrap_or(defaults.window.max(min_calls));
+    Ok(Some(WindowConfig { min_calls, window }))
+}
+
 /// Every option, in validation order: the reference's four first, so their messages win as there.
 pub const OPTIONS: &[OptionSpec] = &[
     OptionSpec {
@@ -153,15 +189,13 @@ pub const OPTIONS: &[OptionSpec] = &[
         shape: Shape::Value,
         ts_type: "'recommended'",
         default: "none",
-        doc: "`recommended` turns on the detections measured to catch the most stuck runs at the fewest reminders in solved ones (docs/DETECTION.md): today `noProgress` at its defaults. Explicit keys override it.",
+        doc: "`recommended` turns on the detections measured to catch the most stuck runs at the fewest reminders in solved ones (docs/DETECTION.md): today `noProgress` and `failures` at their defaults. Explicit keys override it.",
         errors: || vec![doc_invalid("profile", PROFILE_RULE)],
         apply: |raw, config| match raw {
             RawValue::Missing => Ok(()),
             RawValue::String(name) if name.iter().copied().eq("recommended".encode_utf16()) => {
-                config.no_progress = Some(NoProgressConfig {
-                    min_calls: progress::DEFAULT_MIN_CALLS,
-                    window: progress::DEFAULT_WINDOW,
-                });
+                config.no_progress = Some(progress::NO_PROGRESS);
+                config.failures = Some(progress::FAILURES);
                 Ok(())
             }
             other => Err(config::invalid("profile", other, PROFILE_RULE)),
@@ -311,22 +345,21 @@ pub const OPTIONS: &[OptionSpec] = &[
         ts_type: "{ minCalls?: number; window?: number }",
         default: "off",
         doc: "Opt-in: remind when `minCalls` (default 6) of the agent's last `window` (default 16) calls are the same call with the same result, volatile parts (numbers, ids, timestamps) left out.",
-        errors: || {
-            vec![
-                doc_wrong("noProgress", "an object"),
-                doc_invalid("noProgress.minCalls", MIN_CALLS_RULE),
-                doc_invalid("noProgress.window", WINDOW_RULE),
-            ]
-        },
+        errors: || window_errors("noProgress"),
         apply: |raw, config| {
-            if !config::object("noProgress", raw)? {
-                return Ok(());
-            }
-            let min_calls = config::number("noProgress.minCalls", raw.field("minCalls"), config::integer_in(2.0, progress::MAX_WINDOW), MIN_CALLS_RULE)?
-                .unwrap_or(progress::DEFAULT_MIN_CALLS);
-            let window = config::number("noProgress.window", raw.field("window"), config::integer_in(min_calls, progress::MAX_WINDOW), WINDOW_RULE)?
-                .unwrap_or(progress::DEFAULT_WINDOW.max(min_calls));
-            config.no_progress = Some(NoProgressConfig { min_calls, window });
+            config.no_progress = window_option("noProgress", raw, progress::NO_PROGRESS)?.or(config.no_progress);
+            Ok(())
+        },
+    },
+    OptionSpec {
+        name: "failures",
+        shape: Shape::Object(&["minCalls", "window"]),
+        ts_type: "{ minCalls?: number; window?: number }",
+        default: "off",
+        doc: "Opt-in: remind when `minCalls` (default 4) of the agent's last `window` (default 8) calls are one tool failing with the same error, whatever its arguments (a result with `isError: true`, or whose text starts with an error), volatile parts left out.",
+        errors: || window_errors("failures"),
+        apply: |raw, config| {
+            config.failures = window_option("failures", raw, progress::FAILURES)?.or(config.failures);
             Ok(())
         },
     },
@@ -335,7 +368,7 @@ pub const OPTIONS: &[OptionSpec] = &[
         shape: Shape::Value,
         ts_type: "number",
         default: "off",
-        doc: "Opt-in hard stop: once a run of identical calls, or `noProgress`'s count of the same call and result, reaches this many (an integer >= 2), the plugin ends the agent's turn and says why.",
+        doc: "Opt-in hard stop: once a run of identical calls, `noProgress`'s count of the same call and result, or `failures`' count of the same error, reaches this many (an integer >= 2), the plugin ends the agent's turn and says why.",
         errors: || vec![doc_invalid("stopAt", REPEATS_RULE)],
         apply: |raw, config| {
             config.stop_at = config::number("stopAt", raw, config::integer_in(2.0, f64::MAX), REPEATS_RULE)?;

@@ -1,17 +1,28 @@
-//! Opt-in `noProgress: { minCalls, window }`: the same call returning the
-//! same result again and again, back to back or with other calls between.
-//! A call counts as no progress when its key and its normalized result equal
-//! an earlier call's among the agent's last `window` tracked calls; the
-//! reminder comes when `minCalls` such calls are in the window together, and
-//! again for that call only once the call it came at has left the window (a
-//! loop that goes on is reminded of every `window` calls).
+//! Two opt-in detections that read results, both counted over the agent's
+//! last `window` tracked calls:
+//! - `noProgress: { minCalls, window }`: the same call returning the same
+//!   result again and again, back to back or with other calls between. A call
+//!   counts when its key and its normalized result equal an earlier call's in
+//!   the window.
+//! - `failures: { minCalls, window }`: one tool failing again and again with
+//!   the same error, whatever its arguments. A call counts when its result is
+//!   a failure and its tool and normalized result equal an earlier failed
+//!   call's in the window.
+//!
+//! The reminder comes when `minCalls` such calls are in the window together,
+//! and again for that call only once the call it came at has left the window
+//! (a loop that goes on is reminded of every `window` calls).
 //!
 //! A result is compared after its volatile parts are removed: in its
 //! canonical text, every run of hexadecimal digits and hyphens that holds a
 //! decimal digit reads as one `#`. Numbers, counters, durations, timestamps'
 //! parts, line numbers in error messages, hexadecimal ids and UUIDs so compare
-//! equal, while any change in the result's words is progress. Per agent the
-//! guard keeps one 32-byte digest per call of the window, never a copy.
+//! equal, while any change in the result's words is progress. A result is a
+//! failure when it says so (`"isError":true`) or when its first
+//! [`FAILURE_PREFIX`] bytes hold one of [`FAILURE_WORDS`] at the start of a
+//! word, in any case: tools that report errors as text (shells, editors) are
+//! read as the model reads them. Per agent the guard keeps one 32-byte digest
+//! per call of the window, never a copy.
 
 use std::collections::VecDeque;
 
@@ -23,26 +34,60 @@ use crate::value::Arguments;
 
 /// The defaults, chosen on the shared trajectories (docs/DETECTION.md): the most stuck runs caught
 /// while reminding in at most 1 % of the solved ones.
-pub const DEFAULT_MIN_CALLS: f64 = 6.0;
-pub const DEFAULT_WINDOW: f64 = 16.0;
+pub const NO_PROGRESS: WindowConfig = WindowConfig {
+    min_calls: 6.0,
+    window: 16.0,
+};
+pub const FAILURES: WindowConfig = WindowConfig {
+    min_calls: 4.0,
+    window: 8.0,
+};
 /// The largest window: per-agent state stays a few dozen digests.
 pub const MAX_WINDOW: f64 = 64.0;
 
-/// The validated option.
+/// Where a result's text is searched for [`FAILURE_WORDS`]: an error is said first.
+pub const FAILURE_PREFIX: usize = 512;
+/// Words that make a result a failure, lower case, matched at the start of a word.
+pub const FAILURE_WORDS: &[&str] = &[
+    "error",
+    "exception",
+    "traceback",
+    "not found",
+    "no such file",
+    "failed",
+    "failure",
+    "invalid",
+    "cannot",
+    "can't",
+    "unable",
+    "denied",
+    "usage:",
+];
+
+/// A validated `noProgress` or `failures` option.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct NoProgressConfig {
+pub struct WindowConfig {
     /// Equal calls in the window that bring the reminder, an integer >= 2.
     pub min_calls: f64,
     /// Tracked calls looked back over, an integer from `min_calls` to [`MAX_WINDOW`].
     pub window: f64,
 }
 
-/// The digest of a result's canonical text with its volatile parts removed
-/// (`None`, no result, is a result of its own).
+/// A result as the detections compare it.
+#[derive(Clone, Copy)]
+pub(crate) struct ResultDigest {
+    /// The digest of its canonical text with the volatile parts removed (no result is a result of
+    /// its own).
+    pub digest: [u8; blake3::OUT_LEN],
+    /// Whether it is a failure.
+    pub failed: bool,
+}
+
+/// Reads a result (`None`: none was given).
 pub(crate) fn result_digest(
     result: Option<Arguments<'_>>,
     scratch: &mut Scratch,
-) -> Result<[u8; blake3::OUT_LEN], CanonicalError> {
+) -> Result<ResultDigest, CanonicalError> {
     let mut sink = Normalized::default();
     match result {
         Some(result) => {
@@ -54,11 +99,30 @@ pub(crate) fn result_digest(
             sink.hasher.update(b"-");
         }
     }
-    Ok(*sink.hasher.finalize().as_bytes())
+    Ok(ResultDigest {
+        digest: *sink.hasher.finalize().as_bytes(),
+        failed: sink.flagged || says_failure(&sink.prefix),
+    })
 }
 
+/// Whether `text` (lower case) holds one of [`FAILURE_WORDS`] at the start of a word.
+fn says_failure(text: &[u8]) -> bool {
+    FAILURE_WORDS.iter().any(|word| {
+        let word = word.as_bytes();
+        text.windows(word.len()).enumerate().any(|(at, window)| {
+            window == word
+                && !at
+                    .checked_sub(1)
+                    .and_then(|before| text.get(before))
+                    .is_some_and(u8::is_ascii_alphanumeric)
+        })
+    })
+}
+
+const ERROR_FLAG: &[u8] = br#""isError":true"#;
+
 /// Hashes the text written to it, each run of hexadecimal digits and hyphens
-/// that holds a decimal digit written as `#`.
+/// that holds a decimal digit written as `#`, and looks for a failure.
 #[derive(Default)]
 struct Normalized {
     hasher: blake3::Hasher,
@@ -66,6 +130,12 @@ struct Normalized {
     run: String,
     /// Whether the run being read holds a decimal digit.
     numeric: bool,
+    /// The text's first [`FAILURE_PREFIX`] bytes, lower case.
+    prefix: Vec<u8>,
+    /// The last bytes written, fewer than [`ERROR_FLAG`]'s: the flag may span two writes.
+    tail: Vec<u8>,
+    /// Whether the text holds [`ERROR_FLAG`].
+    flagged: bool,
 }
 
 impl Normalized {
@@ -78,10 +148,40 @@ impl Normalized {
         self.run.clear();
         self.numeric = false;
     }
+
+    /// Keeps the text's start for [`says_failure`] and looks for [`ERROR_FLAG`].
+    fn watch(&mut self, chunk: &[u8]) {
+        if self.prefix.len() < FAILURE_PREFIX {
+            let take = chunk.len().min(FAILURE_PREFIX - self.prefix.len());
+            self.prefix
+                .extend(chunk.iter().take(take).map(u8::to_ascii_lowercase));
+        }
+        if self.flagged {
+            return;
+        }
+        // The tail with the chunk's first bytes holds any flag that spans the two.
+        let keep = ERROR_FLAG.len() - 1;
+        self.tail
+            .extend_from_slice(chunk.get(..chunk.len().min(keep)).unwrap_or_default());
+        self.flagged = holds(&self.tail, ERROR_FLAG) || holds(chunk, ERROR_FLAG);
+        if chunk.len() >= keep {
+            self.tail.clear();
+            self.tail
+                .extend_from_slice(chunk.get(chunk.len() - keep..).unwrap_or_default());
+        } else {
+            let excess = self.tail.len().saturating_sub(keep);
+            self.tail.drain(..excess);
+        }
+    }
+}
+
+fn holds(text: &[u8], part: &[u8]) -> bool {
+    text.windows(part.len()).any(|window| window == part)
 }
 
 impl Sink for Normalized {
     fn write(&mut self, chunk: &str) {
+        self.watch(chunk.as_bytes());
         let mut plain = 0;
         for (at, c) in chunk.char_indices() {
             if c.is_ascii_hexdigit() || c == '-' {
@@ -107,42 +207,86 @@ impl Sink for Normalized {
     }
 }
 
-/// An agent's last calls, as digests of their key and normalized result.
+/// What `noProgress` compares: the call's key and its normalized result.
+pub(crate) fn same_call(key: &CallKey, result: &ResultDigest) -> [u8; blake3::OUT_LEN] {
+    let mut hasher = blake3::Hasher::new();
+    match key.form() {
+        KeyForm::Inline(form) => hasher.update(b"i").update(form),
+        KeyForm::Digest(hash) => hasher.update(b"d").update(&hash),
+    };
+    *hasher.update(&result.digest).finalize().as_bytes()
+}
+
+/// What `failures` compares: the tool and the normalized result, for a failure only.
+pub(crate) fn same_failure(tool: &[u16], result: &ResultDigest) -> Option<[u8; blake3::OUT_LEN]> {
+    result.failed.then(|| {
+        let mut hasher = blake3::Hasher::new();
+        hasher.update(&(tool.len() as u64).to_le_bytes());
+        for unit in tool {
+            hasher.update(&unit.to_le_bytes());
+        }
+        *hasher.update(&result.digest).finalize().as_bytes()
+    })
+}
+
+/// `noProgress`'s and `failures`' configs, each with what it compares for one call (`None`: off).
+pub(crate) type Compared<'a> = (
+    Option<(&'a WindowConfig, [u8; blake3::OUT_LEN])>,
+    Option<(&'a WindowConfig, Option<[u8; blake3::OUT_LEN]>)>,
+);
+
+/// What `noProgress` and `failures` compare for the call `(key, tool)` with this result; the
+/// result is read once, and only when one of them is on.
+pub(crate) fn compared<'a>(
+    no_progress: Option<&'a WindowConfig>,
+    failures: Option<&'a WindowConfig>,
+    (key, tool): (&CallKey, &[u16]),
+    result: Option<Arguments<'_>>,
+    scratch: &mut Scratch,
+) -> Result<Compared<'a>, CanonicalError> {
+    if no_progress.is_none() && failures.is_none() {
+        return Ok((None, None));
+    }
+    let read = result_digest(result, scratch)?;
+    Ok((
+        no_progress.map(|config| (config, same_call(key, &read))),
+        failures.map(|config| (config, same_failure(tool, &read))),
+    ))
+}
+
+/// An agent's last calls as one detection compares them.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Recent {
-    /// Each call's digest, and whether the reminder came at it.
-    calls: VecDeque<([u8; blake3::OUT_LEN], bool)>,
+    /// Each call's digest (`None`: a call that never counts), and whether the reminder came at it.
+    calls: VecDeque<(Option<[u8; blake3::OUT_LEN]>, bool)>,
 }
 
 impl Recent {
     /// Takes the agent's next tracked call; the number of equal calls in the
-    /// window, and whether the reminder is due: they are at least `minCalls`
-    /// and the call was not reminded of since it last entered the window.
+    /// window (0 for a call that never counts), and whether the reminder is
+    /// due: they are at least `minCalls` and the call was not reminded of
+    /// since it last entered the window.
     pub(crate) fn push(
         &mut self,
-        key: &CallKey,
-        result: &[u8; blake3::OUT_LEN],
-        config: &NoProgressConfig,
+        call: Option<[u8; blake3::OUT_LEN]>,
+        config: &WindowConfig,
     ) -> (u64, bool) {
-        let mut hasher = blake3::Hasher::new();
-        match key.form() {
-            KeyForm::Inline(form) => hasher.update(b"i").update(form),
-            KeyForm::Digest(hash) => hasher.update(b"d").update(&hash),
-        };
-        let call = *hasher.update(result).finalize().as_bytes();
         // Both validated integers in [2, MAX_WINDOW].
         let window = config.window as usize;
         while self.calls.len() >= window {
             self.calls.pop_front();
         }
-        let (mut equal, mut reminded) = (1, false);
-        for (held, at) in &self.calls {
-            if *held == call {
-                equal += 1;
-                reminded |= *at;
+        let (mut equal, mut reminded) = (0, false);
+        if call.is_some() {
+            equal = 1;
+            for (held, at) in &self.calls {
+                if *held == call {
+                    equal += 1;
+                    reminded |= *at;
+                }
             }
         }
-        let due = equal as f64 >= config.min_calls && !reminded;
+        let due = call.is_some() && equal as f64 >= config.min_calls && !reminded;
         self.calls.push_back((call, due));
         (equal, due)
     }
@@ -150,10 +294,16 @@ impl Recent {
 
 #[cfg(test)]
 mod tests {
+    use std::ops::Not;
+
     use super::*;
 
-    fn digest(json: &str) -> [u8; 32] {
+    fn read(json: &str) -> ResultDigest {
         result_digest(Some(Arguments::Json(json)), &mut Scratch::default()).unwrap()
+    }
+
+    fn digest(json: &str) -> [u8; 32] {
+        read(json).digest
     }
 
     #[test]
@@ -187,8 +337,49 @@ mod tests {
         assert_ne!(digest(r#"{"content":"x1"}"#), digest(r#"{"content":"y1"}"#));
         assert_ne!(
             digest(r#"{"content":""}"#),
-            result_digest(None, &mut Scratch::default()).unwrap()
+            result_digest(None, &mut Scratch::default()).unwrap().digest
         );
+    }
+
+    #[test]
+    fn failures_are_flagged_or_said_early() {
+        let failed = |json: &str| read(json).failed;
+        assert!(failed(r#"{"content":"ok","isError":true}"#));
+        assert!(!failed(r#"{"content":"ok","isError":false}"#));
+        assert!(failed(
+            r#"{"content":"bash: cd: x/: No such file or directory"}"#
+        ));
+        assert!(failed(r#""ERROR: Invalid `path` parameter""#));
+        assert!(failed(r#""Traceback (most recent call last):""#));
+        assert!(failed(r#""Usage: edit <start>:<end>""#));
+        // At the start of a word only: the key `isError` and words that merely hold one are not.
+        assert!(!failed(r#"{"content":"42 tests passed","isError":false}"#));
+        assert!(!failed(r#""terrors and inerrant unfailed text""#));
+        // Said past the first FAILURE_PREFIX bytes it is not read.
+        let late = format!(r#""{} error""#, "x".repeat(FAILURE_PREFIX));
+        assert!(!failed(&late));
+        // The flag is found wherever it is, also when a long content puts it far in.
+        let far = format!(r#"{{"content":"{}","isError":true}}"#, "x".repeat(10_000));
+        assert!(failed(&far));
+        assert!(!failed(&far.replace("true", "false")));
+        assert!(result_digest(None, &mut Scratch::default())
+            .unwrap()
+            .failed
+            .not());
+    }
+
+    #[test]
+    fn the_flag_is_found_across_any_split_of_the_text() {
+        let text = r#"{"content":"ok","isError":true}"#;
+        for at in 0..=text.len() {
+            for second in at..=text.len() {
+                let mut sink = Normalized::default();
+                for part in [&text[..at], &text[at..second], &text[second..]] {
+                    sink.write(part);
+                }
+                assert!(sink.flagged, "split at {at} and {second}");
+            }
+        }
     }
 
     fn due((equal, due): (u64, bool)) -> Option<u64> {
@@ -197,12 +388,12 @@ mod tests {
 
     #[test]
     fn reminds_when_the_window_holds_min_calls_equal_calls() {
-        let config = NoProgressConfig {
+        let config = WindowConfig {
             min_calls: 3.0,
             window: 5.0,
         };
         let key = |n: u8| CallKey::from(&KeyForm::Inline(&[n]));
-        let (same, other) = (digest(r#""x""#), digest(r#""y""#));
+        let (same, other) = (read(r#""x""#), read(r#""y""#));
         let mut recent = Recent::default();
         let hits: Vec<Option<u64>> = [
             (1, same),
@@ -213,21 +404,21 @@ mod tests {
             (3, same),
         ]
         .iter()
-        .map(|(n, result)| due(recent.push(&key(*n), result, &config)))
+        .map(|(n, result)| due(recent.push(Some(same_call(&key(*n), result)), &config)))
         .collect();
         assert_eq!(hits, [None, None, None, None, Some(3), None]);
         // Calls that fall out of the window no longer count.
         let mut recent = Recent::default();
         let spaced: Vec<Option<u64>> = [1, 2, 3, 4, 1, 2, 3, 4, 1]
             .iter()
-            .map(|n| due(recent.push(&key(*n), &same, &config)))
+            .map(|n| due(recent.push(Some(same_call(&key(*n), &same)), &config)))
             .collect();
         assert_eq!(spaced, [None; 9]);
         // A loop that goes on is reminded of once, and again after it was broken.
         let mut recent = Recent::default();
         let looping: Vec<Option<u64>> = [1, 2, 1, 2, 1, 2, 1, 2, 3, 4, 5, 6, 7, 1, 1, 1]
             .iter()
-            .map(|n| due(recent.push(&key(*n), &same, &config)))
+            .map(|n| due(recent.push(Some(same_call(&key(*n), &same)), &config)))
             .collect();
         let hits: Vec<usize> = looping
             .iter()
@@ -236,5 +427,34 @@ mod tests {
             .collect();
         assert_eq!(hits, [5, 6, 16]);
         assert_eq!(looping.get(4), Some(&Some(3)));
+    }
+
+    #[test]
+    fn failures_count_one_tool_and_error_whatever_the_arguments() {
+        let config = WindowConfig {
+            min_calls: 3.0,
+            window: 4.0,
+        };
+        let (missing, ok) = (
+            read(r#""cd: x: No such file or directory""#),
+            read(r#""done""#),
+        );
+        let (cd, ls): (&[u16], &[u16]) = (&[0x63, 0x64], &[0x6c, 0x73]);
+        let mut recent = Recent::default();
+        let hits: Vec<Option<u64>> = [
+            (cd, &missing),
+            (ls, &missing),
+            (cd, &missing),
+            (cd, &ok),
+            (cd, &missing),
+            (cd, &missing),
+        ]
+        .iter()
+        .map(|(tool, result)| due(recent.push(same_failure(tool, result), &config)))
+        .collect();
+        // The sixth: three of cd's same error among the last four calls (the first has left).
+        assert_eq!(hits, [None, None, None, None, None, Some(3)]);
+        // A call that is not a failure never counts, nor brings a reminder.
+        assert_eq!(recent.push(same_failure(cd, &ok), &config), (0, false));
     }
 }

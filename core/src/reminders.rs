@@ -21,6 +21,8 @@ pub enum Tier {
     Similar,
     /// Opt-in (`noProgress`): the same call returning the same result again, not necessarily in a row.
     NoProgress,
+    /// Opt-in (`failures`): one tool failing with the same error again, whatever its arguments.
+    Failure,
     /// Opt-in (`stopAt`): the count reached the operator's bound; the plugin ends the turn.
     Stop,
 }
@@ -33,6 +35,7 @@ impl Tier {
             Tier::Cycle => "cycle",
             Tier::Similar => "similar",
             Tier::NoProgress => "noProgress",
+            Tier::Failure => "failure",
             Tier::Stop => "stop",
         }
     }
@@ -103,6 +106,21 @@ pub fn no_progress(tool: &[u16], count: u64, window: u64) -> Reminder {
     text.extend(format!("\n- same_call_same_result: {count} of the last {window} calls\nThis call, with identical arguments, keeps returning the same result, with other calls in between, so it tells you nothing new. Do not make it again until something it depends on has changed. Read the result you already have, change your approach (a different command, file, or fix), or finish the task if enough evidence has been gathered.").encode_utf16());
     Reminder {
         tier: Tier::NoProgress,
+        count,
+        text,
+        tools: Vec::new(),
+    }
+}
+
+/// The reminder for `count` calls of `tool` failing with the same error among the last `window`.
+pub fn failures(tool: &[u16], count: u64, window: u64) -> Reminder {
+    let mut text: Vec<u16> = "Repeated tool failures detected:\n- tool: "
+        .encode_utf16()
+        .collect();
+    text.extend_from_slice(tool);
+    text.extend(format!("\n- same_error: {count} of the last {window} calls\nThis tool keeps failing with the same error, whatever the arguments, so retrying it with small changes will fail again. Read the error message: it says what is wrong (a missing file or directory, a wrong path or parameter, a command that is not available). Fix that cause first, or use a different tool or approach.").encode_utf16());
+    Reminder {
+        tier: Tier::Failure,
         count,
         text,
         tools: Vec::new(),

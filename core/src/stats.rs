@@ -16,6 +16,7 @@ pub struct Stats {
     pub cycle: u64,
     pub similar: u64,
     pub no_progress: u64,
+    pub failure: u64,
     pub stop: u64,
 }
 
@@ -28,6 +29,7 @@ impl Stats {
             Tier::Cycle => self.cycle += 1,
             Tier::Similar => self.similar += 1,
             Tier::NoProgress => self.no_progress += 1,
+            Tier::Failure => self.failure += 1,
             Tier::Stop => self.stop += 1,
         }
     }

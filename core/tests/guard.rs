@@ -190,6 +190,7 @@ fn stats_count_calls_and_reminders_by_tier() {
             cycle: 1,
             similar: 0,
             no_progress: 0,
+            failure: 0,
             stop: 0
         }
     );

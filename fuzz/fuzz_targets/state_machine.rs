@@ -313,8 +313,9 @@ fn observe(
             Tier::Detailed => model.stats.detailed += 1,
             Tier::Cycle => model.stats.cycle += 1,
             Tier::Similar => model.stats.similar += 1,
-            // Not drawn by this model's configs (noProgress and stopAt are off in them).
+            // Not drawn by this model's configs (noProgress, failures and stopAt are off in them).
             Tier::NoProgress => model.stats.no_progress += 1,
+            Tier::Failure => model.stats.failure += 1,
             Tier::Stop => model.stats.stop += 1,
         }
     }

@@ -36,7 +36,7 @@ export function defineChecks({ test, skip }) {
     is.same(call(), { tier: 'detailed', count: 3, text: detailed('grep', 3, '{"pattern":"x"}') })
     is.same(guard.thresholds, [2, 3])
     is.true(guard.thresholds instanceof Array, 'thresholds instanceof Array')
-    is.same(guard.stats(), { observed: 3, reminders: 2, gentle: 1, detailed: 1, cycle: 0, similar: 0, noProgress: 0, stop: 0 })
+    is.same(guard.stats(), { observed: 3, reminders: 2, gentle: 1, detailed: 1, cycle: 0, similar: 0, noProgress: 0, failure: 0, stop: 0 })
     is.same(canonicalize({ b: 1, a: [2] }), '{"a":[2],"b":1}')
   })
 

@@ -5,8 +5,10 @@
 import { spawn } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import test from 'ava'
+import * as plugin from '../index.js'
 import { RepeatToolGuard, canonicalize } from '../index.js'
 import { rng } from './oracle.mjs'
+import { listenersOf } from './support/listeners.mjs'
 
 /** Nested in `depth` arrays: past V8's JSON.stringify limit, so src/deep_json.rs serializes it. */
 function deep(value, depth = 20_000) {
@@ -93,5 +95,34 @@ test('`*` does not match line terminators, as the reference\'s `.*` does not', (
   for (const name of ['mcp_a\nb', 'mcp_\r', 'mcp_\u2028x', 'mcp_\u2029', 'mcp_x']) {
     const guard = new RepeatToolGuard({ include: ['mcp_*'] })
     t.is(guard.isTracked(name), reference('mcp_*', name), JSON.stringify(name))
+  }
+})
+
+test.serial('a setter on Object.prototype that the reminder\'s fields meet may call the plugin again, with calls that replace its call memory', async (t) => {
+  // Making a cycle reminder sets its `tools` with napi_set_named_property, which runs such a
+  // setter: JavaScript that the fast path must not meet while it still borrows the call's bytes
+  // (src/js.rs, `make`).
+  const listeners = listenersOf(plugin, { cycles: { maxPeriod: 2, repeats: 2 } })
+  const postExecute = listeners['tools/post-execute']
+  const accept = async () => ({ kind: 'accept' })
+  const observe = (agent, name, args) => postExecute({ agent: { id: agent }, name, arguments: args }, { content: [], isError: false }, accept)
+  const inner = []
+  Object.defineProperty(Object.prototype, 'tools', {
+    configurable: true,
+    set(value) {
+      Object.defineProperty(this, 'tools', { value, writable: true, enumerable: true, configurable: true })
+      // Calls far larger than the call memory kept between calls, so it is made anew.
+      for (let i = 0; i < 3; i++) inner.push(observe('inner', 'grep', { big: 'x'.repeat(1 << 22), i }))
+    },
+  })
+  try {
+    const decisions = []
+    for (const name of ['read', 'grep', 'read', 'grep']) decisions.push(await observe('outer', name, { q: 'same' }))
+    t.deepEqual(decisions.slice(0, 3).map((d) => d.additionalContexts), [undefined, undefined, undefined])
+    t.true(decisions[3].additionalContexts[0].content[0].text.startsWith('Repeated cycle of tool calls detected:\n- tools: read, grep\n'))
+    t.is(inner.length, 3, 'the setter ran once, for the outer reminder')
+    for (const decision of await Promise.all(inner)) t.is(decision.additionalContexts, undefined)
+  } finally {
+    delete Object.prototype.tools
   }
 })

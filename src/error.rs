@@ -52,5 +52,7 @@ pub fn map_error(env: Env, failure: Failure) -> napi::Error {
     } else {
         ErrorClass::Error
     };
-    Js::new(&env).throw(class, &failure.to_string())
+    // SAFETY: every `Env` in this crate is one napi-rs handed a `#[napi]` function, passed down
+    // while it runs (`map_error` is private to the crate): here, the function whose error this is.
+    unsafe { Js::new(&env) }.throw(class, &failure.to_string())
 }

@@ -181,9 +181,10 @@ fn observe(js: &mut Js, info: napi_callback_info) -> Result<napi_value> {
         whole(header[WIDE_PIECES], "wide piece count")?,
     ];
     if counts == [0, 0] {
-        return observe_call(js, buffer, header, Pieces::NONE);
+        let outcome = observe_call(js, buffer, header, Pieces::NONE)?;
+        return outcome.answer(js);
     }
-    PIECES_READ.with(|read| {
+    let outcome = PIECES_READ.with(|read| {
         let mut read = read.try_borrow_mut().map_err(|_| busy())?;
         read.read(js, (narrow, wide), counts)?;
         // Reading them may have run JavaScript: find the buffer again.
@@ -195,10 +196,11 @@ fn observe(js: &mut Js, info: napi_callback_info) -> Result<napi_value> {
             narrow: &narrow,
             wide: &wide,
         };
-        let observed = observe_call(js, buffer, header, pieces);
+        let outcome = observe_call(js, buffer, header, pieces);
         read.trim();
-        observed
-    })
+        outcome
+    })?;
+    outcome.answer(js)
 }
 
 /// `__observeMemory()`: [`observe_encoded`] for a call without pieces that
@@ -206,13 +208,13 @@ fn observe(js: &mut Js, info: napi_callback_info) -> Result<napi_value> {
 pub unsafe extern "C" fn observe_memory(env: napi_env, _info: napi_callback_info) -> napi_value {
     // SAFETY: `env` is what Node-API called `__observeMemory` with; `js`, a local, and the call
     // memory's bytes borrowed from it end when this returns.
-    let js = unsafe { Js::from_callback(env) };
-    let observed = memory::with_current(|memory| {
+    let mut js = unsafe { Js::from_callback(env) };
+    let outcome = memory::with_current(|memory| {
         let header = memory.header().ok_or_else(|| out_of_range("header"))?;
         observe_call(&js, memory.bytes(&js), header, Pieces::NONE)
     });
-    let observed = match observed {
-        Some(observed) => observed,
+    let observed = match outcome {
+        Some(outcome) => outcome.and_then(|outcome| outcome.answer(&mut js)),
         None => Err(Error::new(
             Status::GenericFailure,
             "repeat-tool-guard: no call memory".to_owned(),
@@ -222,14 +224,15 @@ pub unsafe extern "C" fn observe_memory(env: napi_env, _info: napi_callback_info
 }
 
 /// Observes the call in `buffer` (`header` read from it) with its `pieces`
-/// read already; returns the reminder or `undefined`. `buffer` borrows `js`:
-/// no JavaScript runs until the call returns.
+/// read already. `buffer` borrows `js`, so no JavaScript can run until this
+/// returns; the outcome owns what it holds, and is made a JavaScript value
+/// ([`Outcome::answer`], which may run JavaScript) once the borrow has ended.
 fn observe_call(
     js: &Js,
     buffer: &[u8],
     header: [f64; HEADER],
     pieces: Pieces<'_>,
-) -> Result<napi_value> {
+) -> Result<Outcome> {
     let [handle, length, narrow, wide, result_at] =
         [HANDLE, LENGTH, PIECES, WIDE_PIECES, RESULT_START].map(|slot| header[slot]);
     let length = whole(length, "length")?;
@@ -256,8 +259,7 @@ fn observe_call(
         }
     });
     // Thrown once the guard is no longer borrowed.
-    let outcome = outcome.map_err(|e| js.throw(ErrorClass::Error, &e.to_string()))?;
-    outcome.answer(js)
+    outcome.map_err(|e| js.throw(ErrorClass::Error, &e.to_string()))
 }
 
 /// The call `bytes` hold: the agent id and tool name (`prefix` reads them),
@@ -313,12 +315,12 @@ impl Outcome {
 
     /// What the call gives JavaScript: its reminder; or with none, `null` when
     /// it repeated its agent's last call, else `undefined`.
-    fn answer(self, js: &Js) -> Result<napi_value> {
+    fn answer(self, js: &mut Js) -> Result<napi_value> {
         match self {
             Outcome::Quiet { repeated: true } => js.null(),
             // `undefined` in JavaScript (a null result), cheaper than asking for it.
             Outcome::Quiet { repeated: false } => Ok(ptr::null_mut()),
-            Outcome::Reminder(reminder) => js.to_js(Reminder::from(*reminder)),
+            Outcome::Reminder(reminder) => js.make(Reminder::from(*reminder)),
             Outcome::Failed(error) => Err(js.throw(ErrorClass::Error, &error.to_string())),
             Outcome::Refused(error) => Err(*error),
         }
@@ -331,12 +333,12 @@ impl Outcome {
 pub unsafe extern "C" fn observe_again(env: napi_env, info: napi_callback_info) -> napi_value {
     // SAFETY: `env` is what Node-API called `__observeAgain` with; `js`, a local, ends when this
     // returns.
-    let js = unsafe { Js::from_callback(env) };
-    let observed = again(&js, info);
+    let mut js = unsafe { Js::from_callback(env) };
+    let observed = again(&mut js, info);
     answer(&js, observed)
 }
 
-fn again(js: &Js, info: napi_callback_info) -> Result<napi_value> {
+fn again(js: &mut Js, info: napi_callback_info) -> Result<napi_value> {
     let [handle] = js.args::<1>(info, "__observeAgain takes the guard's handle")?;
     let handle = js.number(handle)?;
     let outcome = registry::with(handle, |guard| {

@@ -5,10 +5,12 @@
 //! deep-value walker must look at values exactly as `JSON.stringify` does.
 //!
 //! The rules the raw calls rely on are in the types: a [`Js`] borrows the env
-//! of one call from JavaScript for `'env` and cannot be copied or built from
-//! a bare pointer in safe code; calls that may run JavaScript (a getter, a
-//! proxy trap, a function) take it `&mut`, so bytes borrowed from JavaScript
-//! memory ([`Js::array_buffer`], `crate::memory`) cannot outlive into one.
+//! of one call from JavaScript for `'env` and cannot be copied, nor made in
+//! safe code (both constructors are `unsafe`: napi-rs' `Env::from_raw` is
+//! safe, so an `Env` proves nothing); calls that may run JavaScript (a getter,
+//! a proxy trap, a function, a setter that making an object's fields may meet)
+//! take it `&mut`, so bytes borrowed from JavaScript memory
+//! ([`Js::array_buffer`], `crate::memory`) cannot outlive into one.
 
 use std::marker::PhantomData;
 use std::ptr;
@@ -56,7 +58,12 @@ impl<'env> Js<'env> {
 
     /// The env napi-rs handed a `#[napi]` function: napi-rs makes its safe calls with it, and so
     /// does this, for as long as the function borrows it.
-    pub fn new(env: &'env Env) -> Self {
+    ///
+    /// # Safety
+    ///
+    /// `env` is the one napi-rs handed the `#[napi]` function now running. (napi-rs' safe
+    /// `Env::from_raw` makes an `Env` of any pointer, so the type alone cannot say so.)
+    pub unsafe fn new(env: &'env Env) -> Self {
         Js {
             env: env.raw(),
             call: PhantomData,
@@ -68,8 +75,9 @@ impl<'env> Js<'env> {
         self.env
     }
 
-    /// `value` made a JavaScript value by napi-rs in this env.
-    pub fn to_js<T: ToNapiValue>(&self, value: T) -> Result<napi_value> {
+    /// `value` made a JavaScript value by napi-rs in this env. `&mut`: an object's fields are set
+    /// with `napi_set_named_property`, which runs any setter `Object.prototype` has for that name.
+    pub fn make<T: ToNapiValue>(&mut self, value: T) -> Result<napi_value> {
         // SAFETY: `self.env` is the running call's env (see `Js::from_callback`), which is all
         // `to_napi_value` asks of its caller; it makes the value there and checks every call.
         unsafe { T::to_napi_value(self.env, value) }

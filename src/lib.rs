@@ -89,7 +89,8 @@ impl RepeatToolGuard {
             return Ok(None);
         }
         // Reading may run JavaScript (toJSON, getters): done before the guard is borrowed.
-        let text = arguments::read(&mut Js::new(&env), args.raw())?;
+        // SAFETY: `env` is the one napi-rs handed this `#[napi]` method, now running.
+        let text = arguments::read(&mut unsafe { Js::new(&env) }, args.raw())?;
         let result = match result {
             Some(value) if takes_results => {
                 result::read(env, value).map_err(|f| map_error(env, f))?
@@ -263,7 +264,8 @@ pub fn register_hot_path(mut exports: Object) -> Result<()> {
 /// function, a symbol), a `BigInt` or a cycle: a `TypeError`.
 #[napi(ts_args_type = "args: unknown")]
 pub fn canonicalize(env: Env, args: Unknown) -> Result<String> {
-    let text = arguments::read(&mut Js::new(&env), args.raw())?;
+    // SAFETY: `env` is the one napi-rs handed this `#[napi]` function, now running.
+    let text = arguments::read(&mut unsafe { Js::new(&env) }, args.raw())?;
     let mut out = String::new();
     text.as_arguments()
         .write_canonical(&mut out)

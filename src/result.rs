@@ -27,5 +27,10 @@ pub fn read(env: Env, result: Unknown) -> Result<Option<ArgumentsText>, Failure>
     let mut comparable = Object::new(&env)?;
     comparable.set_c_named_property(c"content", content)?;
     comparable.set_c_named_property(c"isError", is_error)?;
-    Ok(Some(arguments::read(&mut Js::new(&env), comparable.raw())?))
+    // SAFETY: every `Env` in this crate is one napi-rs handed a `#[napi]` function, passed down
+    // while it runs (this module is private to the crate): here, the method reading this result.
+    Ok(Some(arguments::read(
+        &mut unsafe { Js::new(&env) },
+        comparable.raw(),
+    )?))
 }

@@ -193,7 +193,7 @@ export function install(ctx: Context): RepeatToolGuard | undefined {
 const guard = new RepeatToolGuard({ thresholds: [3, 5] })
 const reminder = guard.observe('agent-1', 'grep', { q: 'x' })
 if (reminder) {
-  const tier: 'gentle' | 'detailed' | 'cycle' | 'similar' | 'noProgress' | 'stop' = reminder.tier
+  const tier: 'gentle' | 'detailed' | 'cycle' | 'similar' | 'noProgress' | 'failure' | 'stop' = reminder.tier
   const text: string = reminder.text
   const count: number = reminder.count
   const block: string[] | undefined = reminder.tools

@@ -117,7 +117,7 @@ pub const DEFAULT_PREVIEW_CHARS: usize = 500;
 
 /// A validated configuration. Each field is set by its option's declaration
 /// (`options`); the defaults are those of absent keys.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct GuardConfig {
     /// Ascending, distinct integers >= 2. Kept as f64: JavaScript allows 1e21.
     pub thresholds: Vec<f64>,
@@ -169,16 +169,18 @@ impl Default for GuardConfig {
 
 impl GuardConfig {
     /// Whether any opt-in feature is on; when none is, the guard runs the reference's path alone.
+    /// Every field but the reference's own options (and `resume`, which the plugin reads) is an
+    /// opt-in: a config that differs from the default in any other field has extensions, so a new
+    /// option cannot be left out of this check.
     pub fn has_extensions(&self) -> bool {
-        self.cycles.is_some()
-            || self.same_result_only
-            || !self.overrides.is_empty()
-            || self.repeat_every.is_some()
-            || !self.ignore.is_empty()
-            || self.similar.is_some()
-            || self.no_progress.is_some()
-            || self.failures.is_some()
-            || self.stop_at.is_some()
+        let reference = GuardConfig {
+            thresholds: self.thresholds.clone(),
+            filter: self.filter.clone(),
+            preview_chars: self.preview_chars,
+            resume: self.resume,
+            ..GuardConfig::default()
+        };
+        *self != reference
     }
 }
 

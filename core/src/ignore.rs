@@ -56,6 +56,13 @@ pub struct IgnoreRules {
     cache: ToolCache<Arc<[KeyPath]>>,
 }
 
+/// Equal when the entries are (the cache is what was worked out from them).
+impl PartialEq for IgnoreRules {
+    fn eq(&self, other: &Self) -> bool {
+        self.entries == other.entries
+    }
+}
+
 impl IgnoreRules {
     pub fn new(entries: Vec<IgnoreEntry>) -> Self {
         Self {

@@ -20,6 +20,13 @@ pub struct Overrides {
     cache: ToolCache<Option<usize>>,
 }
 
+/// Equal when the entries are (the cache is what was worked out from them).
+impl PartialEq for Overrides {
+    fn eq(&self, other: &Self) -> bool {
+        self.entries == other.entries
+    }
+}
+
 impl Overrides {
     pub fn new(entries: Vec<Override>) -> Self {
         Self {

@@ -12,7 +12,7 @@
 use std::collections::HashMap;
 
 /// Which tools take part in the chain: `include` (empty means all) minus `exclude`.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct ToolFilter {
     pub(crate) include: Vec<Vec<u16>>,
     pub(crate) exclude: Vec<Vec<u16>>,

@@ -41,6 +41,24 @@ export interface Config {
 }
 // END OPTIONS
 
+// BEGIN TIERS: rendered from core/src/reminders.rs, checked by core/tests/options.rs
+/** Which rule a reminder comes from. */
+export type Tier = 'gentle' | 'detailed' | 'cycle' | 'similar' | 'noProgress' | 'failure' | 'stop'
+/** Counts since the guard was made (`clear()` keeps them): tracked calls counted, reminders
+ * returned, and reminders returned by tier. Per guard, not per agent. */
+export interface GuardStats {
+  observed: number
+  reminders: number
+  gentle: number
+  detailed: number
+  cycle: number
+  similar: number
+  noProgress: number
+  failure: number
+  stop: number
+}
+// END TIERS
+
 /** A tool's result as `observe` compares it with `sameResultOnly` (the harness's `ToolExecutionResult` fits). */
 export interface ToolResult {
   readonly content?: unknown

@@ -41,6 +41,24 @@ export interface Config {
 }
 // END OPTIONS
 
+// BEGIN TIERS: rendered from core/src/reminders.rs, checked by core/tests/options.rs
+/** Which rule a reminder comes from. */
+export type Tier = 'gentle' | 'detailed' | 'cycle' | 'similar' | 'noProgress' | 'failure' | 'stop'
+/** Counts since the guard was made (`clear()` keeps them): tracked calls counted, reminders
+ * returned, and reminders returned by tier. Per guard, not per agent. */
+export interface GuardStats {
+  observed: number
+  reminders: number
+  gentle: number
+  detailed: number
+  cycle: number
+  similar: number
+  noProgress: number
+  failure: number
+  stop: number
+}
+// END TIERS
+
 /** A tool's result as `observe` compares it with `sameResultOnly` (the harness's `ToolExecutionResult` fits). */
 export interface ToolResult {
   readonly content?: unknown
@@ -119,39 +137,14 @@ export declare class RepeatToolGuard {
  */
 export declare function canonicalize(args: unknown): string
 
-/** Counts since the guard was made (`clear()` keeps them). */
-export interface GuardStats {
-  /** Tracked calls counted into a chain. */
-  observed: number
-  /** Reminders returned, every tier. */
-  reminders: number
-  /** `gentle` reminders returned. */
-  gentle: number
-  /** `detailed` reminders returned. */
-  detailed: number
-  /** `cycle` reminders returned. */
-  cycle: number
-  /** `similar` reminders returned. */
-  similar: number
-  /** `noProgress` reminders returned. */
-  noProgress: number
-  /** `failure` reminders returned (`failures`). */
-  failure: number
-  /** `stop` messages returned (`stopAt`): turns the plugin ended. */
-  stop: number
-}
-
 /** A reminder due for the call just observed. */
 export interface Reminder {
   /**
-   * `gentle` at the first threshold, `detailed` at every later one (and,
-   * with `repeatEvery`, past the last); `cycle` for a repeated block of calls (`cycles`);
-   * `similar` for a run of near-identical calls (`similar`).
-   * `noProgress` for the same call returning the same result again (`noProgress`).
-   * `failure` for one tool failing with the same error again (`failures`).
-   * `stop` when a count reached `stopAt`: the plugin ends the agent's turn.
+   * Which rule the reminder comes from: `gentle` at the first threshold, `detailed` at every
+   * later one (and, with `repeatEvery`, past the last); the opt-in detections' own tiers; `stop`
+   * when a count reached `stopAt` (the plugin ends the agent's turn).
    */
-  tier: 'gentle' | 'detailed' | 'cycle' | 'similar' | 'noProgress' | 'failure' | 'stop'
+  tier: Tier
   /** The run length that reached the threshold; for `cycle`, the block's repetitions. */
   count: number
   /** The text the model reads, exactly as the reference plugin words it (for `gentle` and `detailed`). */

@@ -2,10 +2,10 @@
 // binding into binding.d.ts; this file re-exports them beside the plugin's own exports.
 import type { Context } from '@deepseek-ai/cordis'
 import type Schema from '@deepseek-ai/schemastery'
-import type { Config as GuardConfig, RepeatToolGuard } from './binding.js'
+import type { Config as GuardConfig, RepeatToolGuard, Tier } from './binding.js'
 
 export { RepeatToolGuard, canonicalize } from './binding.js'
-export type { GuardStats, Reminder, ToolResult } from './binding.js'
+export type { GuardStats, Reminder, Tier, ToolResult } from './binding.js'
 
 /** The cordis plugin name. */
 export declare const name: 'repeat-tool-guard'
@@ -24,7 +24,7 @@ export interface ReminderEvent {
   tool: string
   /** The run length; for `cycle`, the block's repetitions. */
   count: number
-  tier: 'gentle' | 'detailed' | 'cycle' | 'similar' | 'noProgress' | 'failure' | 'stop'
+  tier: Tier
 }
 
 /** The name of the event above, `'repeat-tool-guard/reminder'`. */

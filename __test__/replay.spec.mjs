@@ -2,9 +2,11 @@
 // here: what the recorded-loop suite cannot easily produce (a seeded child's inherited prefix,
 // results that never reached post-execute) and the run lengths measured by the guard itself.
 import test from 'ava'
+import { RepeatToolGuard } from '../index.js'
 import { Replay } from '../cli/replay.js'
 import { parseArguments } from '../lib/history.js'
-import { distribution } from '../cli/report.js'
+import { TIER_COLORS } from '../cli/html.js'
+import { TIERS, distribution } from '../cli/report.js'
 
 /** A session's events from a compact script: ['call', name, args] | ['prompt'] | ['context'] | ['seed-end'] | ['aborted', name, args]. */
 function events(script) {
@@ -76,4 +78,11 @@ test('run lengths come from the guard, under the config\'s notion of identical c
 
 test('a config the guard rejects throws the plugin\'s message', (t) => {
   t.throws(() => new Replay([{ thresholds: [1] }]), { message: /^repeat-tool-guard: invalid threshold 1/ })
+})
+
+test('the reports list every tier the guard has, and the HTML report draws each in a colour of its own', (t) => {
+  const guard = new RepeatToolGuard()
+  t.deepEqual(TIERS, Object.keys(guard.stats()).slice(2), 'the tiers after observed and reminders, in their order')
+  t.deepEqual(Object.keys(TIER_COLORS).toSorted(), TIERS.toSorted())
+  t.is(new Set(Object.values(TIER_COLORS)).size, TIERS.length)
 })

@@ -10,7 +10,7 @@ const SESSIONS_SHOWN = 40
 const LONGEST_BAR = 30
 // The configs' colours (lines, lanes, labels) are none of the tiers' (the reminders' dots).
 const COLORS = ['#2c3e50', '#2470b3']
-const TIER_COLORS = { gentle: '#e6a100', detailed: '#c0392b', cycle: '#7d3c98', similar: '#16a085', noProgress: '#2e86c1', failure: '#d35400', stop: '#000000' }
+export const TIER_COLORS = { gentle: '#e6a100', detailed: '#c0392b', cycle: '#7d3c98', similar: '#16a085', noProgress: '#2e86c1', failure: '#d35400', stop: '#000000' }
 const PROMPT_COLOR = '#27ae60'
 
 /** 1234 as 1.2k, 10000 as 10k: axis labels and bar counts in a few characters. */

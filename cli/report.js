@@ -4,11 +4,13 @@
 // sessions say how they ended, the figures per outcome.
 import { isAbsolute, relative } from 'node:path'
 
+import { TIERS } from '../lib/options.js'
+
 /** Buckets a session's timeline is drawn in (the HTML report draws call density, not each call). */
 export const TIMELINE_BINS = 120
 
-/** The reminder tiers, in the order the reports list them. */
-export const TIERS = ['gentle', 'detailed', 'cycle', 'similar', 'noProgress', 'failure', 'stop']
+/** The reminder tiers, in the order the reports list them (rendered from the core's `Tier`). */
+export { TIERS }
 
 /** Where a session comes from, as the reports show it: its file (relative to the working directory when under it), and its line in a file of trajectories. */
 export function sessionPlace(session) {

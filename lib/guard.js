@@ -63,8 +63,8 @@ export class RepeatToolGuard {
   }
 
   stats() {
-    const { observed, reminders, gentle, detailed, cycle, similar, noProgress, failure, stop } = inRealm(() => this.#native.stats())
-    return { observed, reminders, gentle, detailed, cycle, similar, noProgress, failure, stop }
+    // A copy made in this realm (the native object belongs to the addon's).
+    return { ...inRealm(() => this.#native.stats()) }
   }
 
   reset(agentId) {

@@ -25,6 +25,11 @@ export const OPTION_SCHEMA = Schema.object({
 })
 // END OPTIONS
 
+/** Every reminder tier, in the order stats and reports list them. */
+// BEGIN TIERS: rendered from core/src/reminders.rs, checked by core/tests/options.rs
+export const TIERS = ['gentle', 'detailed', 'cycle', 'similar', 'noProgress', 'failure', 'stop']
+// END TIERS
+
 /** Every config key the guard knows, in the order it validates them. */
 export const KNOWN_KEYS = Object.keys(OPTION_SCHEMA.dict)
 

@@ -19,35 +19,12 @@ mod wire;
 use napi::bindgen_prelude::{Env, Object, Unknown};
 use napi::{JsValue, Result};
 use napi_derive::napi;
-use repeat_tool_guard_core::{Call, CanonicalError, Guard, GuardConfig};
+use repeat_tool_guard_core::{Call, CanonicalError, Guard, GuardConfig, Tier};
 
 use error::map_error;
 use js::Js;
 use reminder::Reminder;
 use value::{string_arg, StringArg};
-
-/// Counts since the guard was made (`clear()` keeps them).
-#[napi(object)]
-pub struct GuardStats {
-    /// Tracked calls counted into a chain.
-    pub observed: f64,
-    /// Reminders returned, every tier.
-    pub reminders: f64,
-    /// `gentle` reminders returned.
-    pub gentle: f64,
-    /// `detailed` reminders returned.
-    pub detailed: f64,
-    /// `cycle` reminders returned.
-    pub cycle: f64,
-    /// `similar` reminders returned.
-    pub similar: f64,
-    /// `noProgress` reminders returned.
-    pub no_progress: f64,
-    /// `failure` reminders returned (`failures`).
-    pub failure: f64,
-    /// `stop` messages returned (`stopAt`): turns the plugin ended.
-    pub stop: f64,
-}
 
 /// Counts runs of identical tool calls per agent and says when to remind the model.
 ///
@@ -179,22 +156,16 @@ impl RepeatToolGuard {
 
     /// Counts since the guard was made: tracked calls observed, reminders
     /// returned, and reminders per tier. Per guard, not per agent; `clear()` keeps them.
-    #[napi]
-    pub fn stats(&self, env: Env) -> Result<GuardStats> {
-        self.with(env, |guard| {
-            let stats = guard.stats();
-            GuardStats {
-                observed: stats.observed as f64,
-                reminders: stats.reminders as f64,
-                gentle: stats.gentle as f64,
-                detailed: stats.detailed as f64,
-                cycle: stats.cycle as f64,
-                similar: stats.similar as f64,
-                no_progress: stats.no_progress as f64,
-                failure: stats.failure as f64,
-                stop: stats.stop as f64,
-            }
-        })
+    #[napi(ts_return_type = "GuardStats")]
+    pub fn stats(&self, env: Env) -> Result<Object<'_>> {
+        let stats = self.with(env, |guard| guard.stats())?;
+        let mut object = Object::new(&env)?;
+        object.set("observed", stats.observed as f64)?;
+        object.set("reminders", stats.reminders as f64)?;
+        for tier in Tier::ALL {
+            object.set(tier.as_str(), stats.of(tier) as f64)?;
+        }
+        Ok(object)
     }
 
     /// A user prompt: the agent's chain starts over. Unknown ids are ignored.

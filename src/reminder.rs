@@ -7,15 +7,10 @@ use repeat_tool_guard_core::Tier;
 /// A reminder due for the call just observed.
 #[napi(object)]
 pub struct Reminder {
-    /// `gentle` at the first threshold, `detailed` at every later one (and,
-    /// with `repeatEvery`, past the last); `cycle` for a repeated block of calls (`cycles`);
-    /// `similar` for a run of near-identical calls (`similar`).
-    /// `noProgress` for the same call returning the same result again (`noProgress`).
-    /// `failure` for one tool failing with the same error again (`failures`).
-    /// `stop` when a count reached `stopAt`: the plugin ends the agent's turn.
-    #[napi(
-        ts_type = "'gentle' | 'detailed' | 'cycle' | 'similar' | 'noProgress' | 'failure' | 'stop'"
-    )]
+    /// Which rule the reminder comes from: `gentle` at the first threshold, `detailed` at every
+    /// later one (and, with `repeatEvery`, past the last); the opt-in detections' own tiers; `stop`
+    /// when a count reached `stopAt` (the plugin ends the agent's turn).
+    #[napi(ts_type = "Tier")]
     pub tier: String,
     /// The run length that reached the threshold; for `cycle`, the block's repetitions.
     pub count: f64,

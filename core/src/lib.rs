@@ -8,8 +8,9 @@
 //!   `value` (the [`Arguments`] of a call and the `Visitor` a walk in
 //!   canonical order calls), `form` (the key form's tags, strings and lengths),
 //!   `patterns` (tool-name patterns).
-//! - `tape`: a value as one flat list of tokens, walked in canonical order;
-//!   every canonical rule lives here.
+//! - `tape`: a value as one flat list of tokens, walked in canonical order
+//!   with the canonical rules, which `direct` and `lockstep` apply again to
+//!   the transport (the golden vectors and the fuzz targets hold them equal).
 //! - Readers onto the tape: `json` (JSON text), `transport` (what the
 //!   plugin's JavaScript writes, checked in full).
 //! - The key form's writers: `key` (the chain key: a short form, or a

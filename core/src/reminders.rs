@@ -28,6 +28,18 @@ pub enum Tier {
 }
 
 impl Tier {
+    /// Every tier, in the order stats and reports list them (and `as usize` their index).
+    pub const ALL: [Tier; 7] = [
+        Tier::Gentle,
+        Tier::Detailed,
+        Tier::Cycle,
+        Tier::Similar,
+        Tier::NoProgress,
+        Tier::Failure,
+        Tier::Stop,
+    ];
+
+    /// The tier's name, as JavaScript and the reports give it.
     pub fn as_str(self) -> &'static str {
         match self {
             Tier::Gentle => "gentle",
@@ -211,6 +223,24 @@ fn utf16_len(text: &str) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every variant is in [`Tier::ALL`], at its own index: the match below stops compiling when a
+    /// tier is added, and this test then fails until `ALL` has it too.
+    #[test]
+    fn all_holds_every_tier_at_its_index() {
+        let index = |tier: Tier| match tier {
+            Tier::Gentle => 0,
+            Tier::Detailed => 1,
+            Tier::Cycle => 2,
+            Tier::Similar => 3,
+            Tier::NoProgress => 4,
+            Tier::Failure => 5,
+            Tier::Stop => 6,
+        };
+        for (at, tier) in Tier::ALL.iter().enumerate() {
+            assert_eq!((index(*tier), *tier as usize), (at, at));
+        }
+    }
 
     fn units(text: &str) -> Vec<u16> {
         text.encode_utf16().collect()

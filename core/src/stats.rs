@@ -11,26 +11,21 @@ pub struct Stats {
     pub observed: u64,
     /// Reminders returned, every tier.
     pub reminders: u64,
-    pub gentle: u64,
-    pub detailed: u64,
-    pub cycle: u64,
-    pub similar: u64,
-    pub no_progress: u64,
-    pub failure: u64,
-    pub stop: u64,
+    /// Reminders returned by tier, in [`Tier::ALL`]'s order.
+    by_tier: [u64; Tier::ALL.len()],
 }
 
 impl Stats {
-    pub(crate) fn reminded(&mut self, tier: Tier) {
+    /// Counts a reminder of `tier`.
+    pub fn reminded(&mut self, tier: Tier) {
         self.reminders += 1;
-        match tier {
-            Tier::Gentle => self.gentle += 1,
-            Tier::Detailed => self.detailed += 1,
-            Tier::Cycle => self.cycle += 1,
-            Tier::Similar => self.similar += 1,
-            Tier::NoProgress => self.no_progress += 1,
-            Tier::Failure => self.failure += 1,
-            Tier::Stop => self.stop += 1,
+        if let Some(count) = self.by_tier.get_mut(tier as usize) {
+            *count += 1;
         }
+    }
+
+    /// Reminders of `tier` returned.
+    pub fn of(&self, tier: Tier) -> u64 {
+        self.by_tier.get(tier as usize).copied().unwrap_or_default()
     }
 }

@@ -119,7 +119,7 @@ fn a_run_reminder_due_with_a_cycle_wins_and_the_cycle_counts_as_reported() {
             (12, Tier::Gentle, 2)
         ]
     );
-    assert_eq!(g.stats().cycle, 0);
+    assert_eq!(g.stats().of(Tier::Cycle), 0);
 }
 
 #[test]
@@ -311,7 +311,7 @@ fn near_identical_calls_bring_one_similar_reminder_per_run() {
         "{}",
         text[0]
     );
-    assert_eq!(g.stats().similar, 1);
+    assert_eq!(g.stats().of(Tier::Similar), 1);
 }
 
 #[test]

@@ -7,7 +7,9 @@
 
 use std::fmt::Write;
 
-use repeat_tool_guard_core::{ConfigError, GuardConfig, Hint, RawConfig, RawValue, Shape, OPTIONS};
+use repeat_tool_guard_core::{
+    ConfigError, GuardConfig, Hint, RawConfig, RawValue, Shape, Tier, OPTIONS,
+};
 
 /// A file of the package, from the repository's root.
 fn path(file: &str) -> String {
@@ -16,6 +18,11 @@ fn path(file: &str) -> String {
 
 /// Compares (or with `UPDATE_OPTIONS`, writes) the part of `file` between `begin` and `end`.
 fn check(file: &str, begin: &str, end: &str, expected: &str) {
+    // Tests run in parallel, and several render parts of one file: one reads and writes at a time.
+    static FILES: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let _one = FILES
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     let path = path(file);
     let source = std::fs::read_to_string(&path).expect(file);
     let start = source
@@ -97,6 +104,44 @@ fn binding_header_declares_the_config_interface_of_every_option() {
         "binding-header.d.ts",
         "// BEGIN OPTIONS: rendered from core/src/options.rs, checked by core/tests/options.rs\n",
         "// END OPTIONS\n",
+        &out,
+    );
+}
+
+/// The tiers' names, as JavaScript gives them, quoted for a union type or an array.
+fn tier_names() -> Vec<String> {
+    Tier::ALL
+        .iter()
+        .map(|tier| js_string(tier.as_str()))
+        .collect()
+}
+
+#[test]
+fn binding_header_declares_the_tiers_and_the_stats_of_each() {
+    let mut out = format!(
+        "/** Which rule a reminder comes from. */\nexport type Tier = {}\n",
+        tier_names().join(" | ")
+    );
+    out += "/** Counts since the guard was made (`clear()` keeps them): tracked calls counted, reminders\n * returned, and reminders returned by tier. Per guard, not per agent. */\nexport interface GuardStats {\n  observed: number\n  reminders: number\n";
+    for tier in Tier::ALL {
+        writeln!(out, "  {}: number", tier.as_str()).unwrap();
+    }
+    out += "}\n";
+    check(
+        "binding-header.d.ts",
+        "// BEGIN TIERS: rendered from core/src/reminders.rs, checked by core/tests/options.rs\n",
+        "// END TIERS\n",
+        &out,
+    );
+}
+
+#[test]
+fn lib_options_js_lists_the_tiers() {
+    let out = format!("export const TIERS = [{}]\n", tier_names().join(", "));
+    check(
+        "lib/options.js",
+        "// BEGIN TIERS: rendered from core/src/reminders.rs, checked by core/tests/options.rs\n",
+        "// END TIERS\n",
         &out,
     );
 }

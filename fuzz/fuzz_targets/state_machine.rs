@@ -307,17 +307,7 @@ fn observe(
             }),
     };
     if let Some(reminder) = &expected {
-        model.stats.reminders += 1;
-        match reminder.tier {
-            Tier::Gentle => model.stats.gentle += 1,
-            Tier::Detailed => model.stats.detailed += 1,
-            Tier::Cycle => model.stats.cycle += 1,
-            Tier::Similar => model.stats.similar += 1,
-            // Not drawn by this model's configs (noProgress, failures and stopAt are off in them).
-            Tier::NoProgress => model.stats.no_progress += 1,
-            Tier::Failure => model.stats.failure += 1,
-            Tier::Stop => model.stats.stop += 1,
-        }
+        model.stats.reminded(reminder.tier);
     }
     assert_eq!(got, Ok(expected), "{agent:?} {tool:?} run {run}");
 }

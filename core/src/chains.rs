@@ -9,7 +9,7 @@ use rustc_hash::FxBuildHasher;
 use crate::compare::units_equal;
 use crate::cycles::{CycleConfig, CycleHit, CycleTracker};
 use crate::key::{CallKey, KeyForm};
-use crate::progress::{Recent, WindowConfig};
+use crate::progress::{CallDigest, Recent, WindowConfig};
 use crate::similar::{SimilarConfig, SimilarRun};
 
 #[derive(Debug, Clone)]
@@ -60,9 +60,9 @@ pub struct Step<'a> {
     /// `similar`'s config and the call's sample (`None` for the same call as the agent's last).
     pub similar: Option<(&'a SimilarConfig, Option<Vec<u32>>)>,
     /// `noProgress`'s config and what it compares ([`crate::progress::same_call`]).
-    pub no_progress: Option<(&'a WindowConfig, [u8; blake3::OUT_LEN])>,
+    pub no_progress: Option<(&'a WindowConfig, CallDigest)>,
     /// `failures`' config and what it compares ([`crate::progress::same_failure`]).
-    pub failures: Option<(&'a WindowConfig, Option<[u8; blake3::OUT_LEN]>)>,
+    pub failures: Option<(&'a WindowConfig, Option<CallDigest>)>,
 }
 
 /// What one tracked call did to its agent's chain ([`Chains::advance_extended`]).

@@ -83,57 +83,95 @@ pub(crate) struct ResultDigest {
     pub failed: bool,
 }
 
-/// Reads a result (`None`: none was given).
+/// Reads a result (`None`: none was given); whether it is a failure only when `failures` asks.
 pub(crate) fn result_digest(
     result: Option<Arguments<'_>>,
+    failures: bool,
     scratch: &mut Scratch,
 ) -> Result<ResultDigest, CanonicalError> {
-    let mut sink = Normalized::default();
+    let mut sink = Normalized {
+        failures,
+        ..Normalized::default()
+    };
     match result {
         Some(result) => {
-            sink.hasher.update(b"r");
+            sink.out.update(b"r");
             write_canonical_in(result, &mut sink, scratch)?;
             sink.flush();
         }
         None => {
-            sink.hasher.update(b"-");
+            sink.out.update(b"-");
         }
     }
     Ok(ResultDigest {
-        digest: *sink.hasher.finalize().as_bytes(),
+        digest: sink.out.finalize(),
         failed: sink.flagged || says_failure(&sink.prefix),
     })
 }
 
-/// Whether `text` (lower case) holds one of [`FAILURE_WORDS`] at the start of a word.
+/// Whether `text` (lower case) holds one of [`FAILURE_WORDS`] at the start of a word: each word
+/// start is tried once, by its first byte before the words are compared.
 fn says_failure(text: &[u8]) -> bool {
-    FAILURE_WORDS.iter().any(|word| {
-        let word = word.as_bytes();
-        text.windows(word.len()).enumerate().any(|(at, window)| {
-            window == word
-                && !at
-                    .checked_sub(1)
-                    .and_then(|before| text.get(before))
-                    .is_some_and(u8::is_ascii_alphanumeric)
-        })
-    })
+    let mut word_start = true;
+    for (at, &byte) in text.iter().enumerate() {
+        let starts = word_start;
+        word_start = !byte.is_ascii_alphanumeric();
+        if !starts {
+            continue;
+        }
+        let rest = text.get(at..).unwrap_or_default();
+        if FAILURE_WORDS
+            .iter()
+            .any(|word| word.as_bytes().first() == Some(&byte) && rest.starts_with(word.as_bytes()))
+        {
+            return true;
+        }
+    }
+    false
 }
 
 const ERROR_FLAG: &[u8] = br#""isError":true"#;
+
+/// BLAKE3 over bytes written in many small pieces (a normalized text comes a few bytes at a time),
+/// gathered first: the hasher's own cost per update would be most of the work.
+#[derive(Default)]
+struct Buffered {
+    hasher: blake3::Hasher,
+    pending: Vec<u8>,
+}
+
+impl Buffered {
+    /// Gathered bytes go to the hasher past this many.
+    const BLOCK: usize = 16 * 1024;
+
+    fn update(&mut self, bytes: &[u8]) {
+        self.pending.extend_from_slice(bytes);
+        if self.pending.len() >= Self::BLOCK {
+            self.hasher.update(&self.pending);
+            self.pending.clear();
+        }
+    }
+
+    fn finalize(mut self) -> [u8; blake3::OUT_LEN] {
+        *self.hasher.update(&self.pending).finalize().as_bytes()
+    }
+}
 
 /// Hashes the text written to it, each run of hexadecimal digits and hyphens
 /// that holds a decimal digit written as `#`, and looks for a failure.
 #[derive(Default)]
 struct Normalized {
-    hasher: blake3::Hasher,
+    out: Buffered,
     /// The run being read, while it has no decimal digit.
     run: String,
     /// Whether the run being read holds a decimal digit.
     numeric: bool,
+    /// Whether to look for a failure.
+    failures: bool,
     /// The text's first [`FAILURE_PREFIX`] bytes, lower case.
     prefix: Vec<u8>,
-    /// The last bytes written, fewer than [`ERROR_FLAG`]'s: the flag may span two writes.
-    tail: Vec<u8>,
+    /// How many bytes of [`ERROR_FLAG`] the text ends with (the flag may span writes).
+    matched: usize,
     /// Whether the text holds [`ERROR_FLAG`].
     flagged: bool,
 }
@@ -141,9 +179,9 @@ struct Normalized {
 impl Normalized {
     fn flush(&mut self) {
         if self.numeric {
-            self.hasher.update(b"#");
+            self.out.update(b"#");
         } else {
-            self.hasher.update(self.run.as_bytes());
+            self.out.update(self.run.as_bytes());
         }
         self.run.clear();
         self.numeric = false;
@@ -151,32 +189,27 @@ impl Normalized {
 
     /// Keeps the text's start for [`says_failure`] and looks for [`ERROR_FLAG`].
     fn watch(&mut self, chunk: &[u8]) {
+        if !self.failures {
+            return;
+        }
         if self.prefix.len() < FAILURE_PREFIX {
             let take = chunk.len().min(FAILURE_PREFIX - self.prefix.len());
             self.prefix
                 .extend(chunk.iter().take(take).map(u8::to_ascii_lowercase));
         }
-        if self.flagged {
-            return;
-        }
-        // The tail with the chunk's first bytes holds any flag that spans the two.
-        let keep = ERROR_FLAG.len() - 1;
-        self.tail
-            .extend_from_slice(chunk.get(..chunk.len().min(keep)).unwrap_or_default());
-        self.flagged = holds(&self.tail, ERROR_FLAG) || holds(chunk, ERROR_FLAG);
-        if chunk.len() >= keep {
-            self.tail.clear();
-            self.tail
-                .extend_from_slice(chunk.get(chunk.len() - keep..).unwrap_or_default());
-        } else {
-            let excess = self.tail.len().saturating_sub(keep);
-            self.tail.drain(..excess);
+        for &byte in chunk {
+            if self.flagged {
+                return;
+            }
+            // The flag's first byte, `"`, recurs in it only where a mismatch starts it over.
+            self.matched = if ERROR_FLAG.get(self.matched) == Some(&byte) {
+                self.matched + 1
+            } else {
+                usize::from(ERROR_FLAG.first() == Some(&byte))
+            };
+            self.flagged = self.matched == ERROR_FLAG.len();
         }
     }
-}
-
-fn holds(text: &[u8], part: &[u8]) -> bool {
-    text.windows(part.len()).any(|window| window == part)
 }
 
 impl Sink for Normalized {
@@ -187,7 +220,7 @@ impl Sink for Normalized {
             if c.is_ascii_hexdigit() || c == '-' {
                 if plain < at {
                     self.flush();
-                    self.hasher
+                    self.out
                         .update(chunk.as_bytes().get(plain..at).unwrap_or_default());
                 }
                 plain = at + 1;
@@ -201,38 +234,49 @@ impl Sink for Normalized {
         }
         if plain < chunk.len() {
             self.flush();
-            self.hasher
+            self.out
                 .update(chunk.as_bytes().get(plain..).unwrap_or_default());
         }
     }
 }
 
+/// A call as a window holds it: a 32-byte BLAKE3 digest as four words, which compare in four
+/// instructions where a byte array's equality calls `memcmp` (a window of 64 is 64 compares a call).
+pub(crate) type CallDigest = [u64; 4];
+
+fn words(hash: blake3::Hash) -> CallDigest {
+    let mut words = [0; 4];
+    for (word, bytes) in words.iter_mut().zip(hash.as_bytes().chunks_exact(8)) {
+        *word = u64::from_le_bytes(bytes.try_into().unwrap_or_default());
+    }
+    words
+}
+
 /// What `noProgress` compares: the call's key and its normalized result.
-pub(crate) fn same_call(key: &CallKey, result: &ResultDigest) -> [u8; blake3::OUT_LEN] {
+pub(crate) fn same_call(key: &CallKey, result: &ResultDigest) -> CallDigest {
     let mut hasher = blake3::Hasher::new();
     match key.form() {
         KeyForm::Inline(form) => hasher.update(b"i").update(form),
         KeyForm::Digest(hash) => hasher.update(b"d").update(&hash),
     };
-    *hasher.update(&result.digest).finalize().as_bytes()
+    words(hasher.update(&result.digest).finalize())
 }
 
 /// What `failures` compares: the tool and the normalized result, for a failure only.
-pub(crate) fn same_failure(tool: &[u16], result: &ResultDigest) -> Option<[u8; blake3::OUT_LEN]> {
+pub(crate) fn same_failure(tool: &[u16], result: &ResultDigest) -> Option<CallDigest> {
     result.failed.then(|| {
-        let mut hasher = blake3::Hasher::new();
-        hasher.update(&(tool.len() as u64).to_le_bytes());
-        for unit in tool {
-            hasher.update(&unit.to_le_bytes());
-        }
-        *hasher.update(&result.digest).finalize().as_bytes()
+        let mut bytes = Vec::with_capacity(8 + 2 * tool.len() + blake3::OUT_LEN);
+        bytes.extend_from_slice(&(tool.len() as u64).to_le_bytes());
+        bytes.extend(tool.iter().flat_map(|unit| unit.to_le_bytes()));
+        bytes.extend_from_slice(&result.digest);
+        words(blake3::hash(&bytes))
     })
 }
 
 /// `noProgress`'s and `failures`' configs, each with what it compares for one call (`None`: off).
 pub(crate) type Compared<'a> = (
-    Option<(&'a WindowConfig, [u8; blake3::OUT_LEN])>,
-    Option<(&'a WindowConfig, Option<[u8; blake3::OUT_LEN]>)>,
+    Option<(&'a WindowConfig, CallDigest)>,
+    Option<(&'a WindowConfig, Option<CallDigest>)>,
 );
 
 /// What `noProgress` and `failures` compare for the call `(key, tool)` with this result; the
@@ -247,7 +291,7 @@ pub(crate) fn compared<'a>(
     if no_progress.is_none() && failures.is_none() {
         return Ok((None, None));
     }
-    let read = result_digest(result, scratch)?;
+    let read = result_digest(result, failures.is_some(), scratch)?;
     Ok((
         no_progress.map(|config| (config, same_call(key, &read))),
         failures.map(|config| (config, same_failure(tool, &read))),
@@ -258,7 +302,7 @@ pub(crate) fn compared<'a>(
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Recent {
     /// Each call's digest (`None`: a call that never counts), and whether the reminder came at it.
-    calls: VecDeque<(Option<[u8; blake3::OUT_LEN]>, bool)>,
+    calls: VecDeque<(Option<CallDigest>, bool)>,
 }
 
 impl Recent {
@@ -266,11 +310,7 @@ impl Recent {
     /// window (0 for a call that never counts), and whether the reminder is
     /// due: they are at least `minCalls` and the call was not reminded of
     /// since it last entered the window.
-    pub(crate) fn push(
-        &mut self,
-        call: Option<[u8; blake3::OUT_LEN]>,
-        config: &WindowConfig,
-    ) -> (u64, bool) {
+    pub(crate) fn push(&mut self, call: Option<CallDigest>, config: &WindowConfig) -> (u64, bool) {
         // Both validated integers in [2, MAX_WINDOW].
         let window = config.window as usize;
         while self.calls.len() >= window {
@@ -299,7 +339,7 @@ mod tests {
     use super::*;
 
     fn read(json: &str) -> ResultDigest {
-        result_digest(Some(Arguments::Json(json)), &mut Scratch::default()).unwrap()
+        result_digest(Some(Arguments::Json(json)), true, &mut Scratch::default()).unwrap()
     }
 
     fn digest(json: &str) -> [u8; 32] {
@@ -337,7 +377,9 @@ mod tests {
         assert_ne!(digest(r#"{"content":"x1"}"#), digest(r#"{"content":"y1"}"#));
         assert_ne!(
             digest(r#"{"content":""}"#),
-            result_digest(None, &mut Scratch::default()).unwrap().digest
+            result_digest(None, true, &mut Scratch::default())
+                .unwrap()
+                .digest
         );
     }
 
@@ -362,7 +404,7 @@ mod tests {
         let far = format!(r#"{{"content":"{}","isError":true}}"#, "x".repeat(10_000));
         assert!(failed(&far));
         assert!(!failed(&far.replace("true", "false")));
-        assert!(result_digest(None, &mut Scratch::default())
+        assert!(result_digest(None, true, &mut Scratch::default())
             .unwrap()
             .failed
             .not());
@@ -373,7 +415,10 @@ mod tests {
         let text = r#"{"content":"ok","isError":true}"#;
         for at in 0..=text.len() {
             for second in at..=text.len() {
-                let mut sink = Normalized::default();
+                let mut sink = Normalized {
+                    failures: true,
+                    ..Normalized::default()
+                };
                 for part in [&text[..at], &text[at..second], &text[second..]] {
                     sink.write(part);
                 }

@@ -7,9 +7,10 @@
 //! Tool names, patterns and agent ids are UTF-16 code units, lone surrogates among them.
 //! Well-formed configs may also turn on the opt-in features (cycles,
 //! sameResultOnly with results drawn from a pool, overrides, repeatEvery, ignoreArguments,
-//! similar), which the model implements its own way: cycles from each agent's whole history
-//! of calls, ignored keys cut out of the canonical text by a scanner of its own, similarity
-//! as bigram counts in a map.
+//! similar, noProgress, failures, stopAt), which the model implements its own way: cycles from
+//! each agent's whole history of calls, ignored keys cut out of the canonical text by a scanner
+//! of its own, similarity as bigram counts in a map, the windows of noProgress and failures as
+//! lists of texts (results normalized and failures told by a reading of its own), not digests.
 #![no_main]
 
 // One module per concern: what ops and calls are drawn from, the model, and the configs.
@@ -28,7 +29,10 @@ use repeat_tool_guard_core::{Arguments, Call, Guard, Reminder, Tier, GENTLE_TEXT
 
 use config::{build, ConfigInput};
 use inputs::{agent, units, Args, Name, Owned, AGENTS, POOL, RESULTS, WORDS};
-use model::{cycle_hit, cycle_text, dice, similar_text, strip, wildcard_match, Model};
+use model::{
+    cycle_hit, cycle_text, dice, failures_text, is_failure, no_progress_text, normalized,
+    push_window, similar_text, stop_text, strip, wildcard_match, Model,
+};
 
 #[derive(Arbitrary, Debug)]
 struct Input {
@@ -217,8 +221,10 @@ fn observe(
         return;
     }
     // Results are read only when compared; one without canonical form fails the call.
-    let result = match result {
-        Some(json) if model.same_result_only => {
+    let reads_results =
+        model.same_result_only || model.no_progress.is_some() || model.failures.is_some();
+    let result_text = match result {
+        Some(json) if reads_results => {
             let mut text = String::new();
             if let Err(error) = Arguments::Json(json).write_canonical(&mut text) {
                 assert_eq!(got, Err(error), "an invalid result fails observe");
@@ -228,6 +234,7 @@ fn observe(
         }
         _ => None,
     };
+    let result = result_text.clone().filter(|_| model.same_result_only);
     // ignoreArguments: the canonical text without the keys named for this tool.
     let keys = match &model.ignore {
         Some((patterns, keys)) if patterns.iter().any(|p| wildcard_match(p, tool)) => &keys[..],
@@ -272,12 +279,35 @@ fn observe(
         (close && *near_run == min_calls).then_some(*near_run)
     });
     state.last = Some((tool.to_vec(), canonical.clone(), result, run));
+    // noProgress and failures: the result without its volatile parts, in the agent's windows.
+    let normal = result_text.as_deref().map(normalized);
+    let (unchanged, no_progress) = model.no_progress.map_or((0, false), |(min_calls, size)| {
+        let call = (tool.to_vec(), canonical.clone(), normal.clone());
+        push_window(&mut state.progress, Some(call), min_calls, size)
+    });
+    let (failed, failures) = model.failures.map_or((0, false), |(min_calls, size)| {
+        let failure = result_text
+            .as_deref()
+            .is_some_and(is_failure)
+            .then(|| (tool.to_vec(), normal.clone()));
+        push_window(&mut state.failures, failure, min_calls, size)
+    });
     let cycle = model.cycles.and_then(|(max_period, repeats)| {
         state.history.push((tool.to_vec(), canonical.clone()));
         cycle_hit(state, max_period, repeats)
     });
     model.stats.observed += 1;
-    let expected = match model.tier(tool, run) {
+    let stop = model
+        .stop_at
+        .map(|at| (at, run.max(unchanged).max(failed)))
+        .filter(|(at, count)| count >= at)
+        .map(|(_, count)| Reminder {
+            tier: Tier::Stop,
+            count,
+            text: stop_text(tool, count),
+            tools: Vec::new(),
+        });
+    let expected = stop.or_else(|| match model.tier(tool, run) {
         Some(Tier::Gentle) => Some(Reminder {
             tier: Tier::Gentle,
             count: run,
@@ -304,8 +334,26 @@ fn observe(
                     text: similar_text(tool, count),
                     tools: Vec::new(),
                 })
+            })
+            .or_else(|| {
+                let (_, size) = model.no_progress?;
+                no_progress.then(|| Reminder {
+                    tier: Tier::NoProgress,
+                    count: unchanged,
+                    text: no_progress_text(tool, unchanged, size),
+                    tools: Vec::new(),
+                })
+            })
+            .or_else(|| {
+                let (_, size) = model.failures?;
+                failures.then(|| Reminder {
+                    tier: Tier::Failure,
+                    count: failed,
+                    text: failures_text(tool, failed, size),
+                    tools: Vec::new(),
+                })
             }),
-    };
+    });
     if let Some(reminder) = &expected {
         model.stats.reminded(reminder.tier);
     }

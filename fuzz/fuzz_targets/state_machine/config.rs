@@ -28,6 +28,12 @@ pub(crate) enum ConfigInput {
         ignore: Option<(Vec<Name>, u8)>,
         /// (minCalls, similarity), reduced to 2..=5 and one of [`SIMILARITIES`].
         similar: Option<(u8, u8)>,
+        /// `noProgress` and `failures`: (minCalls, window), reduced to 2..=5 and minCalls to
+        /// minCalls + 7.
+        no_progress: Option<(u8, u8)>,
+        failures: Option<(u8, u8)>,
+        /// Reduced to 2..=13.
+        stop_at: Option<u8>,
     },
     Raw {
         thresholds: Raw,
@@ -69,6 +75,9 @@ pub(crate) fn build(config: &ConfigInput) -> Option<(Guard, Model)> {
             preview,
             cycles,
             same_result_only,
+            no_progress,
+            failures,
+            stop_at,
             overrides,
             repeat_every,
             ignore,
@@ -138,6 +147,21 @@ pub(crate) fn build(config: &ConfigInput) -> Option<(Guard, Model)> {
                     SIMILARITIES[usize::from(s) % SIMILARITIES.len()],
                 )
             });
+            let window = |(m, w): &(u8, u8)| {
+                let min_calls = u64::from(m % 4) + 2;
+                (min_calls, min_calls as usize + usize::from(w % 8))
+            };
+            let window_value = |w: Option<(u64, usize)>| {
+                w.map_or(RawValue::Missing, |(m, w)| {
+                    object(vec![
+                        ("minCalls", RawValue::Number(m as f64)),
+                        ("window", RawValue::Number(w as f64)),
+                    ])
+                })
+            };
+            let no_progress = no_progress.as_ref().map(window);
+            let failures = failures.as_ref().map(window);
+            let stop_at = stop_at.map(|n| u64::from(n % 12) + 2);
             let raw = RawConfig::default()
                 .with("thresholds", numbers(&values))
                 .with("include", strings(&include))
@@ -200,6 +224,12 @@ pub(crate) fn build(config: &ConfigInput) -> Option<(Guard, Model)> {
                             ("similarity", RawValue::Number(s)),
                         ])
                     }),
+                )
+                .with("noProgress", window_value(no_progress))
+                .with("failures", window_value(failures))
+                .with(
+                    "stopAt",
+                    stop_at.map_or(RawValue::Missing, |n| RawValue::Number(n as f64)),
                 );
             let config = GuardConfig::from_raw(&raw)
                 .unwrap_or_else(|e| panic!("a valid config {raw:?} is rejected: {e}"));
@@ -225,6 +255,9 @@ pub(crate) fn build(config: &ConfigInput) -> Option<(Guard, Model)> {
                 repeat_every,
                 ignore,
                 similar,
+                no_progress,
+                failures,
+                stop_at,
                 chains: HashMap::new(),
                 stats: Stats::default(),
             };

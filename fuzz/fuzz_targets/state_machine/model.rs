@@ -40,6 +40,111 @@ pub(crate) struct AgentModel {
     pub(crate) reported: Option<usize>,
     /// The near-identical run: the last call's tool, its sample's code units, the run's length.
     pub(crate) near: Option<(Vec<u16>, Vec<u16>, u64)>,
+    /// `noProgress`' window: (tool, canonical arguments, normalized result) per call, and whether
+    /// its reminder was due at it.
+    pub(crate) progress: Window<(Vec<u16>, String, Option<String>)>,
+    /// `failures`' window: (tool, normalized result) per failed call, `None` for any other.
+    pub(crate) failures: Window<(Vec<u16>, Option<String>)>,
+}
+
+/// A detection's last calls, each with whether its reminder was due at it.
+pub(crate) type Window<T> = Vec<(Option<T>, bool)>;
+
+/// Takes the next call into `window` (at most `size` kept); the count of equal calls in it, and
+/// whether the reminder is due (at least `min_calls`, none of them reminded of). `None` never counts.
+pub(crate) fn push_window<T: PartialEq>(
+    window: &mut Window<T>,
+    call: Option<T>,
+    min_calls: u64,
+    size: usize,
+) -> (u64, bool) {
+    while window.len() >= size {
+        window.remove(0);
+    }
+    let Some(call) = call else {
+        window.push((None, false));
+        return (0, false);
+    };
+    let equal = window
+        .iter()
+        .filter(|(held, _)| held.as_ref() == Some(&call));
+    let reminded = equal.clone().any(|(_, at)| *at);
+    let count = equal.count() as u64 + 1;
+    let due = count >= min_calls && !reminded;
+    window.push((Some(call), due));
+    (count, due)
+}
+
+/// A result's canonical text with each run of hexadecimal digits and hyphens that holds a decimal
+/// digit written `#`.
+pub(crate) fn normalized(text: &str) -> String {
+    let mut out = String::new();
+    let mut run = String::new();
+    let flush = |run: &mut String, out: &mut String| {
+        if run.chars().any(|c| c.is_ascii_digit()) {
+            out.push('#');
+        } else {
+            out.push_str(run);
+        }
+        run.clear();
+    };
+    for c in text.chars() {
+        if c.is_ascii_hexdigit() || c == '-' {
+            run.push(c);
+        } else {
+            flush(&mut run, &mut out);
+            out.push(c);
+        }
+    }
+    flush(&mut run, &mut out);
+    out
+}
+
+/// Whether a result's canonical text is a failure: flagged, or an error word at the start of a
+/// word within its first 512 bytes, in any case.
+pub(crate) fn is_failure(text: &str) -> bool {
+    const WORDS: [&str; 13] = [
+        "error",
+        "exception",
+        "traceback",
+        "not found",
+        "no such file",
+        "failed",
+        "failure",
+        "invalid",
+        "cannot",
+        "can't",
+        "unable",
+        "denied",
+        "usage:",
+    ];
+    let head = text.as_bytes()[..text.len().min(512)].to_ascii_lowercase();
+    let starts_word = |at: usize| at == 0 || !head[at - 1].is_ascii_alphanumeric();
+    text.contains(r#""isError":true"#)
+        || WORDS.iter().any(|word| {
+            (0..head.len()).any(|at| head[at..].starts_with(word.as_bytes()) && starts_word(at))
+        })
+}
+
+pub(crate) fn no_progress_text(tool: &[u16], count: u64, window: usize) -> Vec<u16> {
+    let mut text = units("Tool calls without progress detected:\n- tool: ");
+    text.extend_from_slice(tool);
+    text.extend(units(&format!("\n- same_call_same_result: {count} of the last {window} calls\nThis call, with identical arguments, keeps returning the same result, with other calls in between, so it tells you nothing new. Do not make it again until something it depends on has changed. Read the result you already have, change your approach (a different command, file, or fix), or finish the task if enough evidence has been gathered.")));
+    text
+}
+
+pub(crate) fn failures_text(tool: &[u16], count: u64, window: usize) -> Vec<u16> {
+    let mut text = units("Repeated tool failures detected:\n- tool: ");
+    text.extend_from_slice(tool);
+    text.extend(units(&format!("\n- same_error: {count} of the last {window} calls\nThis tool keeps failing with the same error, whatever the arguments, so retrying it with small changes will fail again. Read the error message: it says what is wrong (a missing file or directory, a wrong path or parameter, a command that is not available). Fix that cause first, or use a different tool or approach.")));
+    text
+}
+
+pub(crate) fn stop_text(tool: &[u16], count: u64) -> Vec<u16> {
+    let mut text = units("Tool call loop stopped:\n- tool: ");
+    text.extend_from_slice(tool);
+    text.extend(units(&format!("\n- calls: {count}, the limit this guard was configured with\nThe same call kept coming back without progress, so this turn has been ended. Before calling tools again, review the results you already have and choose a different approach, or report what is blocking you.")));
+    text
 }
 
 pub(crate) struct Model {
@@ -55,6 +160,10 @@ pub(crate) struct Model {
     pub(crate) ignore: Option<IgnoreModel>,
     /// (minCalls, similarity).
     pub(crate) similar: Option<(u64, f64)>,
+    /// `noProgress` and `failures`: (minCalls, window).
+    pub(crate) no_progress: Option<(u64, usize)>,
+    pub(crate) failures: Option<(u64, usize)>,
+    pub(crate) stop_at: Option<u64>,
     pub(crate) chains: HashMap<Vec<u16>, AgentModel>,
     pub(crate) stats: Stats,
 }

@@ -7,16 +7,17 @@
 // The rules themselves are the guard's; nothing here counts runs.
 import { RepeatToolGuard } from '../lib/guard.js'
 import { guardInputs } from '../lib/history.js'
+/** The options that decide which calls are identical; every other decides where or whether reminders fire. */
+const IDENTITY_OPTIONS = ['include', 'exclude', 'sameResultOnly', 'ignoreArguments']
+
 /**
  * The config that measures runs: with the run length reported at every call from the second on
  * (`thresholds: [2]`, `repeatEvery: 1`), a guard tells where each run of identical calls ends and
- * how long it got, under exactly the config's idea of "identical" (include, exclude,
- * sameResultOnly and the like are kept; what only decides where or whether reminders fire is
- * dropped, the other tiers' options among it).
+ * how long it got, under exactly the config's idea of "identical": only the identity options are
+ * kept, so an option added later is left out unless it changes what identical means.
  */
 function measuringConfig(config) {
-  const identity = { ...config }
-  for (const key of ['thresholds', 'overrides', 'cycles', 'similar', 'noProgress', 'failures', 'profile', 'resume', 'repeatEvery', 'argumentsPreviewChars']) delete identity[key]
+  const identity = Object.fromEntries(IDENTITY_OPTIONS.filter((key) => Object.hasOwn(config ?? {}, key)).map((key) => [key, config[key]]))
   return { ...identity, thresholds: [2], repeatEvery: 1, argumentsPreviewChars: 1 }
 }
 

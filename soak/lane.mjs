@@ -26,6 +26,8 @@ export const CONTEXTS = [
   { name: 'opt-results', plugin: guard, config: { thresholds: [2, 4], exclude: ['todo_write'], sameResultOnly: true, cycles: { maxPeriod: 2, repeats: 3 } }, compare: 'calls', share: 0.5 },
   // ignoreArguments and similar: the plan's `n` and `opts.z` left out, near-identical calls reminded.
   { name: 'opt-near', plugin: guard, config: { thresholds: [3, 5], exclude: ['todo_write'], ignoreArguments: [{ tools: ['*'], keys: ['n', 'opts.z'] }], similar: { minCalls: 2, similarity: 0.6 }, resume: true }, compare: 'calls', share: 0.25 },
+  // noProgress and failures: polls that settle, runs of the same call and failing calls, by their results.
+  { name: 'opt-progress', plugin: guard, config: { thresholds: [4, 8], exclude: ['todo_write'], noProgress: { minCalls: 3, window: 8 }, failures: { minCalls: 2, window: 6 } }, compare: 'calls', share: 0.25 },
   // clear() runs on this guard between other contexts' calls.
   { name: 'clear', plugin: guard, config: BASE, compare: 'calls', clearing: true, share: 0.25 },
 ]

@@ -1,6 +1,8 @@
 // A small model of the guard's behaviour, written from the documented rules (README, "Opt-in
 // features"), independent of the guard's code: which calls count, how runs grow (without the keys
-// ignoreArguments names), near-identical runs (similar), and which reminder each call brings. The soak feeds it the calls each context's waterfall sees and
+// ignoreArguments names), near-identical runs (similar), the windows of noProgress and failures
+// (results without their volatile parts, failures as the README tells them), and which reminder
+// each call brings. The soak feeds it the calls each context's waterfall sees and
 // compares its answer with the reminder the plugin actually folded into the decision.
 import { GENTLE, detailed } from '../__test__/oracle.mjs'
 
@@ -49,6 +51,37 @@ function dice(a, b) {
   }
   const total = Math.max(a.length - 1, 0) + Math.max(b.length - 1, 0)
   return total === 0 ? 0 : (2 * shared) / total
+}
+
+const NO_PROGRESS = (tool, n, window) => `Tool calls without progress detected:\n- tool: ${tool}\n- same_call_same_result: ${n} of the last ${window} calls\nThis call, with identical arguments, keeps returning the same result, with other calls in between, so it tells you nothing new. Do not make it again until something it depends on has changed. Read the result you already have, change your approach (a different command, file, or fix), or finish the task if enough evidence has been gathered.`
+const FAILURES = (tool, n, window) => `Repeated tool failures detected:\n- tool: ${tool}\n- same_error: ${n} of the last ${window} calls\nThis tool keeps failing with the same error, whatever the arguments, so retrying it with small changes will fail again. Read the error message: it says what is wrong (a missing file or directory, a wrong path or parameter, a command that is not available). Fix that cause first, or use a different tool or approach.`
+const FAILURE_WORDS = ['error', 'exception', 'traceback', 'not found', 'no such file', 'failed', 'failure', 'invalid', 'cannot', "can't", 'unable', 'denied', 'usage:']
+
+/** A result's canonical text with each run of hexadecimal digits and hyphens holding a decimal digit as `#`. */
+const normalized = (text) => text.replace(/[0-9a-fA-F-]+/g, (run) => (/[0-9]/.test(run) ? '#' : run))
+
+/** Whether a result's canonical text is a failure: flagged, or an error word starting a word in its first 512 bytes. */
+function isFailure(text) {
+  if (text.includes('"isError":true')) return true
+  const head = Buffer.from(text).subarray(0, 512).toString('latin1').toLowerCase()
+  return FAILURE_WORDS.some((word) => {
+    for (let at = head.indexOf(word); at >= 0; at = head.indexOf(word, at + 1)) if (at === 0 || !/[a-z0-9]/.test(head[at - 1])) return true
+    return false
+  })
+}
+
+/** Takes `call` (null: one that never counts) into `window` (at most `size`); its count and whether it is due. */
+function pushWindow(window, call, { minCalls, window: size }) {
+  while (window.length >= size) window.shift()
+  if (call === null) {
+    window.push({ call, due: false })
+    return { count: 0, due: false }
+  }
+  const equal = window.filter((held) => held.call === call)
+  const count = equal.length + 1
+  const due = count >= minCalls && !equal.some((held) => held.due)
+  window.push({ call, due })
+  return { count, due }
 }
 
 const CYCLE = (tools, n) => `Repeated cycle of tool calls detected:\n- tools: ${tools.join(', ')}\n- consecutive_repetitions: ${n}\nThe same sequence of calls, with identical arguments, keeps coming back and is not making progress. Do not repeat this sequence again. Inspect the latest results and choose a different action, different arguments, or finish the task if enough evidence has been gathered.`
@@ -103,6 +136,9 @@ export class GuardModel {
     this.repeatEvery = config.repeatEvery ?? null
     this.ignore = (config.ignoreArguments ?? []).map(({ tools, keys }) => ({ tools, keys }))
     this.similar = config.similar ? { minCalls: config.similar.minCalls ?? 5, similarity: config.similar.similarity ?? 0.85 } : null
+    const window = (option, minCalls, size) => option && { minCalls: option.minCalls ?? minCalls, window: option.window ?? Math.max(size, option.minCalls ?? minCalls) }
+    this.noProgress = window(config.noProgress, 6, 16)
+    this.failures = window(config.failures, 4, 8)
     this.clear()
   }
 
@@ -152,7 +188,7 @@ export class GuardModel {
     const key = JSON.stringify([tool, canonical])
     const outcome = this.sameResultOnly ? JSON.stringify([result?.content, result?.isError === true]) : null
     let chain = this.chains.get(agent)
-    if (!chain) this.chains.set(agent, chain = { key: null, outcome: null, run: 0, history: [], reported: null, near: null })
+    if (!chain) this.chains.set(agent, chain = { key: null, outcome: null, run: 0, history: [], reported: null, near: null, progress: [], failed: [] })
     const sameCall = chain.run > 0 && chain.key === key
     const resultsEqual = chain.outcome === outcome
     const near = this.similar ? this.nearRun(chain, tool, canonical, sameCall, resultsEqual) : null
@@ -160,6 +196,10 @@ export class GuardModel {
     chain.key = key
     chain.outcome = outcome
     const cycle = this.cycles ? this.cycle(chain, key, tool) : null
+    // noProgress and failures: the result as sameResultOnly compares it, without its volatile parts.
+    const text = this.noProgress || this.failures ? canonicalize({ content: result?.content, isError: Boolean(result?.isError) }, this.keepProto) : null
+    const same = this.noProgress ? pushWindow(chain.progress, JSON.stringify([key, normalized(text)]), this.noProgress) : null
+    const failed = this.failures ? pushWindow(chain.failed, isFailure(text) ? JSON.stringify([tool, normalized(text)]) : null, this.failures) : null
     const tier = this.tier(tool, chain.run)
     let reminder = null
     if (tier) {
@@ -169,6 +209,10 @@ export class GuardModel {
       reminder = { tier: 'cycle', summary: `(${cycle.tools.join(', ')}) × ${cycle.repeats}`, text: CYCLE(cycle.tools, cycle.repeats) }
     } else if (near) {
       reminder = { tier: 'similar', summary: `${tool} ≈ ${near}`, text: SIMILAR(tool, near) }
+    } else if (same?.due) {
+      reminder = { tier: 'noProgress', summary: `${tool} ⟳ ${same.count}`, text: NO_PROGRESS(tool, same.count, this.noProgress.window) }
+    } else if (failed?.due) {
+      reminder = { tier: 'failure', summary: `${tool} ✗ ${failed.count}`, text: FAILURES(tool, failed.count, this.failures.window) }
     }
     if (reminder) this.reminders++
     return reminder

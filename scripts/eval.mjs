@@ -1,4 +1,5 @@
-// Loop detection measured on agent trajectories (docs/DETECTION.md): each config in CONFIGS goes
+// Loop detection measured on agent trajectories (docs/DETECTION.md): each config in CONFIGS
+// (scripts/eval-configs.mjs) goes
 // through the guard as the replay command runs it (its readers and Replay), and each rule in
 // scripts/peers.mjs over the same calls; the table gives, per source and overall, the share of the
 // sessions that ran out of budget, failed and were resolved that each reminds, and on the budget
@@ -18,25 +19,10 @@ import { readRuns } from '../cli/formats/index.js'
 import { Replay } from '../cli/replay.js'
 import { outcomeFigures } from '../cli/report.js'
 import { SessionReader, findLogs } from '../cli/sessions.js'
+import { CONFIGS } from './eval-configs.mjs'
 import { PEERS, firstFiring } from './peers.mjs'
 
-/** Our configs, as a cordis.yml would give them: add a detection here to measure it (the first, the defaults, is the one the reference plugin is checked against). */
-export const CONFIGS = [
-  { label: 'defaults (3, 5, 8)', config: {} },
-  { label: 'similar (5, 0.85)', config: { similar: { minCalls: 5, similarity: 0.85 } } },
-  { label: 'similar (8, 0.9)', config: { similar: { minCalls: 8, similarity: 0.9 } } },
-  { label: 'cycles (period 3, 3 times)', config: { cycles: { maxPeriod: 3, repeats: 3 } } },
-  { label: 'sameResultOnly', config: { sameResultOnly: true } },
-  { label: 'repeatEvery 2', config: { repeatEvery: 2 } },
-  { label: 'noProgress (4 in 10)', config: { noProgress: { minCalls: 4, window: 10 } } },
-  { label: 'noProgress (5 in 12)', config: { noProgress: { minCalls: 5, window: 12 } } },
-  { label: 'noProgress (6 in 16)', config: { noProgress: { minCalls: 6, window: 16 } } },
-  { label: 'noProgress (5 in 24)', config: { noProgress: { minCalls: 5, window: 24 } } },
-  { label: 'failures (3 in 6)', config: { failures: { minCalls: 3, window: 6 } } },
-  { label: 'failures (4 in 8)', config: { failures: { minCalls: 4, window: 8 } } },
-  { label: 'failures (5 in 12)', config: { failures: { minCalls: 5, window: 12 } } },
-  { label: "profile 'recommended'", config: { profile: 'recommended' } },
-]
+export { CONFIGS }
 const OUTCOMES = ['budget', 'failed', 'resolved']
 
 const root = fileURLToPath(new URL('..', import.meta.url))

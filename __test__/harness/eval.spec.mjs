@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
+import { CONFIGS } from '../../scripts/eval-configs.mjs'
 import { PEERS } from '../../scripts/peers.mjs'
 
 const EVAL = fileURLToPath(new URL('../../scripts/eval.mjs', import.meta.url))
@@ -28,10 +29,11 @@ test('the eval prints one table: per source and overall, our configs and the pee
   const lines = stdout.split('\n')
   t.regex(lines[0], new RegExp(`^4 sessions, 24 calls, from ${dir.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}; [\\d.]+ s$`))
   const rows = lines.filter((line) => line.startsWith('| ')).slice(2).map((line) => line.slice(2, -2).split(' | '))
-  const detectors = 14 + PEERS.length
-  t.is(rows.length, 3 * detectors, 'alpha, beta and all')
+  const detectors = [...CONFIGS.map(({ label }) => label), ...PEERS.map(({ label }) => `${label} †`)]
+  t.is(rows.length, 3 * detectors.length, 'alpha, beta and all')
+  t.deepEqual(rows.slice(0, detectors.length).map((row) => row[1]), detectors, 'our configs, then the peers\' rules')
   t.deepEqual(rows.filter((row) => row[0]).map((row) => row[0]), ['**alpha**', '**beta**', '**all**'])
-  const all = rows.slice(2 * detectors)
+  const all = rows.slice(2 * detectors.length)
   t.deepEqual(all[0], ['**all**', 'defaults (3, 5, 8)', '1/2 (50.0 %)', '1/1 (100.0 %)', '0/1 (0.0 %)', '3 (50.0 %)', '3'])
   t.deepEqual(all.find((row) => row[1].startsWith('gemini-cli')).slice(2), ['1/2 (50.0 %)', '1/1 (100.0 %)', '0/1 (0.0 %)', '5 (83.3 %)', '1'])
   t.deepEqual(all.find((row) => row[1].startsWith('Roo Code')).slice(2), ['1/2 (50.0 %)', '1/1 (100.0 %)', '0/1 (0.0 %)', '4 (66.7 %)', '2'])

@@ -32,7 +32,7 @@ export interface Config {
   similar?: { minCalls?: number; similarity?: number }
   /** Opt-in: remind when `minCalls` (default 6) of the agent's last `window` (default 16) calls are the same call with the same result, volatile parts (numbers, ids, timestamps) left out. Default: off. */
   noProgress?: { minCalls?: number; window?: number }
-  /** Opt-in: remind when `minCalls` (default 4) of the agent's last `window` (default 8) calls are one tool failing with the same error, whatever its arguments (a result with `isError: true`, or whose text starts with an error), volatile parts left out. Default: off. */
+  /** Opt-in: remind when `minCalls` (default 4) of the agent's last `window` (default 8) calls are one tool failing with the same error, whatever its arguments (a result flagged `isError: true`, or with an error word such as `error`, `not found` or `failed` in its first 512 bytes), volatile parts left out. Default: off. */
   failures?: { minCalls?: number; window?: number }
   /** Opt-in hard stop: once a run of identical calls, `noProgress`'s count of the same call and result, or `failures`' count of the same error, reaches this many (an integer >= 2), the plugin ends the agent's turn and says why. Default: off. */
   stopAt?: number

@@ -98,6 +98,15 @@ const count = [...sources.values()].reduce((n, lists) => n + lists[0].length, 0)
 process.stdout.write(`${count} sessions, ${calls} calls, from ${dir}; ${seconds.toFixed(1)} s\n\n`)
 process.stdout.write(`${rows.map((row, r) => `| ${row.join(' | ')} |${r === 0 ? `\n|${row.map((_, c) => (c < 2 ? ' --- |' : ' ---: |')).join('')}` : ''}`).join('\n')}\n\n`)
 process.stdout.write('† re-implemented from its documented rule (scripts/peers.mjs names where)\n')
+// Per detector, on the budget sessions both it and the defaults remind: its first reminder before,
+// at or after the defaults' (all sources).
+process.stdout.write(`\nFirst reminder against the defaults' on the budget sessions both remind (earlier / at the same call / later):\n`)
+all.forEach((sessions, i) => {
+  if (i === 0) return
+  const both = sessions.map((s, j) => [s, all[0][j]]).filter(([s, d]) => s.outcome === 'budget' && s.first !== null && d.first !== null)
+  const [earlier, same, later] = [(a, b) => a < b, (a, b) => a === b, (a, b) => a > b].map((test) => both.filter(([s, d]) => test(s.first, d.first)).length)
+  process.stdout.write(`- ${detectors[i]}: ${earlier} / ${same} / ${later}\n`)
+})
 const checked = `The reference plugin (${reference.name}) given the same calls: ${referenceCount} reminders`
 const against = JSON.stringify(CONFIGS[0].label)
 process.stdout.write(differing.length ? `${checked}, not those of ${against} in ${differing.length} sessions: ${differing.join(', ')}\n` : `${checked}, those of ${against} call for call and text for text\n`)

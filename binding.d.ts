@@ -34,6 +34,8 @@ export interface Config {
   noProgress?: { minCalls?: number; window?: number }
   /** Opt-in: remind when `minCalls` (default 4) of the agent's last `window` (default 8) calls are one tool failing with the same error, whatever its arguments (a result flagged `isError: true`, or with an error word such as `error`, `not found` or `failed` in its first 512 bytes), volatile parts left out. Default: off. */
   failures?: { minCalls?: number; window?: number }
+  /** Opt-in: identical calls made together in one model response count once (the agent's last call again in the same response neither grows its run nor brings a reminder); the same call in the next response does. The plugin tells responses apart by the harness's steps; the class by `nextResponse(agentId)`. Default: `false`. */
+  perResponse?: boolean
   /** Opt-in hard stop: once a run of identical calls, `noProgress`'s count of the same call and result, or `failures`' count of the same error, reaches this many (an integer >= 2), the plugin ends the agent's turn and says why. Default: off. */
   stopAt?: number
   /** Opt-in: an agent resumed on a persisted session continues its chains, rebuilt from the session's calls since the last user prompt. Default: `false`. */
@@ -111,6 +113,11 @@ export declare class RepeatToolGuard {
    * returned, and reminders per tier. Per guard, not per agent; `clear()` keeps them.
    */
   stats(): GuardStats
+  /**
+   * The agent's next calls belong to a new model response (`perResponse`: the agent's last call
+   * again in the same response is left out). Without `perResponse`, or for an unknown id, nothing.
+   */
+  nextResponse(agentId: string): void
   /** A user prompt: the agent's chain starts over. Unknown ids are ignored. */
   reset(agentId: string): void
   /** The agent is gone: its chain state is dropped. Unknown ids are ignored. */

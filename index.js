@@ -78,6 +78,7 @@ export function apply(ctx, config) {
   // Results reach the guard only when a detection reads them (`sameResultOnly`, `noProgress`, `failures`).
   const takesResults = guard.takesResults
   const resume = config?.resume === true
+  const perResponse = config?.perResponse === true
   const tracked = new Map()
   // The last tool asked about (none yet: a value no name is): an agent mostly calls the same tool again.
   let lastTool = tracked
@@ -196,8 +197,10 @@ export function apply(ctx, config) {
     }), next)
   })
 
+  // Each step is one model response: with `perResponse`, its identical calls count once.
   ctx.on('agent/pre-step', ({ agent, messages }, next) => {
     if (messages.some((message) => message.source?.kind === 'user')) guard.reset(agent.id)
+    else if (perResponse) guard.nextResponse(agent.id)
     return next()
   })
 
@@ -222,8 +225,12 @@ export function apply(ctx, config) {
         return
       }
       guard.reset(agent.id)
-      for (const { tool, args, result } of calls) {
+      let step = null
+      for (const { tool, args, result, turn, step: at } of calls) {
         try {
+          // A call of another step is one of another model response.
+          if (perResponse && step !== null && `${turn}.${at}` !== step) guard.nextResponse(agent.id)
+          step = `${turn}.${at}`
           if (isTracked(tool)) guard.restore(agent.id, tool, args, result)
         } catch (error) {
           // As in `observe`: a call the guard cannot count leaves the chain as it was.

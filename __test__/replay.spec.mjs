@@ -86,3 +86,32 @@ test('the reports list every tier the guard has, and the HTML report draws each 
   t.deepEqual(Object.keys(TIER_COLORS).toSorted(), TIERS.toSorted())
   t.is(new Set(Object.values(TIER_COLORS)).size, TIERS.length)
 })
+
+test('perResponse: a trajectory\'s identical calls in one response count once, responses told apart by their step or response', (t) => {
+  const run = (config, responses) => {
+    const replay = new Replay([config])
+    const replayed = replay.start({ id: 'r' })
+    let seq = 0
+    for (const [at, size] of responses.entries()) {
+      for (let i = 0; i < size; i++) replayed.feed({ kind: 'call', seq: seq++, turn: 1, step: at, tool: 'grep', args: { q: 1 }, result: { content: [], isError: false } })
+    }
+    return summary(replayed.finish().reminders[0])
+  }
+  t.deepEqual(run({ perResponse: true }, [3, 3, 3]), ['1:grep×3'], 'at the third response')
+  t.deepEqual(run({}, [3, 3, 3]), ['1:grep×3', '1:grep×5', '1:grep×8'])
+  // A trajectory's own response ids, as the chat reader gives them.
+  const replay = new Replay([{ perResponse: true }])
+  const replayed = replay.start({ id: 'c' })
+  for (const response of [1, 1, 2, 3]) replayed.feed({ kind: 'call', seq: 0, turn: 1, step: 1, response, tool: 'grep', args: { q: 1 }, result: {} })
+  t.deepEqual(summary(replayed.finish().reminders[0]), ['1:grep×3'])
+})
+
+test('nextResponse is a class method; without perResponse it changes nothing', (t) => {
+  const guard = new RepeatToolGuard()
+  guard.observe('a', 'grep', { q: 1 })
+  guard.nextResponse('a')
+  guard.nextResponse('unknown')
+  guard.observe('a', 'grep', { q: 1 })
+  t.like(guard.observe('a', 'grep', { q: 1 }), { tier: 'gentle', count: 3 })
+  t.throws(() => guard.nextResponse(1), { instanceOf: TypeError })
+})

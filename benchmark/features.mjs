@@ -27,6 +27,7 @@ function variants(all) {
       { name: 'sameResultOnly', plugin: guard, config: { sameResultOnly: true } },
       { name: 'overrides (one entry, other tool)', plugin: guard, config: { overrides: [{ tools: ['read*'], thresholds: [2] }] } },
       { name: 'repeatEvery: 4', plugin: guard, config: { repeatEvery: 4 } },
+      { name: 'perResponse', plugin: guard, config: { perResponse: true } },
       { name: 'resume: true', plugin: guard, config: { resume: true } },
     )
   }

@@ -57,6 +57,8 @@ class Run {
   #open
   #lengths
   #seeded = false
+  /** The model response the last call came in (its turn and step, or the trajectory's response). */
+  #response = null
 
   constructor(replay, meta) {
     this.#replay = replay
@@ -73,7 +75,7 @@ class Run {
     replay.configs.forEach((_, i) => this.#reset(i))
   }
 
-  /** One input: `{ kind: 'prompt' | 'lifecycle', seq }` or `{ kind: 'call', seq, turn, step, tool, args, result }`. */
+  /** One input: `{ kind: 'prompt' | 'lifecycle', seq }` or `{ kind: 'call', seq, turn, step, response?, tool, args, result }`. */
   feed(input) {
     const replay = this.#replay
     if (input.kind === 'lifecycle') {
@@ -91,6 +93,10 @@ class Run {
       return
     }
     const { seq, turn, step, tool, args, result } = input
+    // A call of another response: with `perResponse`, the identical calls of one count once.
+    const response = input.response ?? `${turn}.${step}`
+    if (this.#response !== null && response !== this.#response) for (const guard of replay.guards) guard.nextResponse(this.id)
+    this.#response = response
     const call = ++this.calls
     this.callSeqs.push(seq)
     const observe = (guard, i) => (replay.takesResults[i] ? guard.observe(this.id, tool, args, result) : guard.observe(this.id, tool, args))

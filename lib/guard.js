@@ -67,6 +67,10 @@ export class RepeatToolGuard {
     return { ...inRealm(() => this.#native.stats()) }
   }
 
+  nextResponse(agentId) {
+    inRealm(() => this.#native.nextResponse(agentId))
+  }
+
   reset(agentId) {
     inRealm(() => this.#native.reset(agentId))
   }

@@ -15,5 +15,6 @@ export const CONFIGS = [
   { label: 'failures (3 in 6)', config: { failures: { minCalls: 3, window: 6 } } },
   { label: 'failures (4 in 8)', config: { failures: { minCalls: 4, window: 8 } } },
   { label: 'failures (5 in 12)', config: { failures: { minCalls: 5, window: 12 } } },
+  { label: 'perResponse', config: { perResponse: true } },
   { label: "profile 'recommended'", config: { profile: 'recommended' } },
 ]

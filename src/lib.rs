@@ -168,6 +168,13 @@ impl RepeatToolGuard {
         Ok(object)
     }
 
+    /// The agent's next calls belong to a new model response (`perResponse`: the agent's last call
+    /// again in the same response is left out). Without `perResponse`, or for an unknown id, nothing.
+    #[napi(ts_args_type = "agentId: string")]
+    pub fn next_response(&self, env: Env, agent_id: StringArg) -> Result<()> {
+        self.with_string(env, agent_id, "agentId", Guard::next_response)
+    }
+
     /// A user prompt: the agent's chain starts over. Unknown ids are ignored.
     #[napi(ts_args_type = "agentId: string")]
     pub fn reset(&self, env: Env, agent_id: StringArg) -> Result<()> {

@@ -5,7 +5,7 @@
 import test from 'ava'
 import * as reference from '@deepseek-ai/dsh-repeat-tool-reminder'
 import * as guard from '../../index.js'
-import { boot, callTool, say, reminders, toolResults } from '../support/scripted.mjs'
+import { boot, callTool, callTools, say, reminders, toolResults } from '../support/scripted.mjs'
 import { GENTLE } from '../oracle.mjs'
 
 const times = (n, make) => Array.from({ length: n }, (_, i) => make(i))
@@ -66,6 +66,19 @@ test('failures: a tool that throws the same error for every path gets one failur
   t.true(run.results.every((r) => r.isError), 'the tool results are the tool\'s own errors')
   t.deepEqual((await runScript(reference, {}, script(), answer)).reminders, [])
   t.deepEqual((await runScript(guard, {}, script(), answer)).reminders, [], 'off by default')
+})
+
+test('perResponse: three identical calls in one response are one call of the run; the same batch in the next responses grows it', async (t) => {
+  const batch = () => callTools([['grep', { q: 'x' }], ['grep', { q: 'x' }], ['grep', { q: 'x' }]])
+  const script = () => [batch(), batch(), batch(), say('done')]
+  const run = await runScript(guard, { perResponse: true }, script())
+  t.deepEqual(run.reminders.map((r) => r.source.summary), ['grep × 3'], 'at the third response')
+  t.is(run.results.length, 9, 'every call ran')
+  t.deepEqual(run.events, [{ agent: 'agent-1', tool: 'grep', count: 3, tier: 'gentle' }])
+  t.is(guard.guardOf(run.harness.fiber.ctx).stats().observed, 3, 'one call a response counted')
+  const plain = await runScript(reference, {}, script())
+  t.deepEqual(plain.reminders.map((r) => r.source.summary), ['grep × 3', 'grep × 5', 'grep × 8'], 'the reference counts each call, from the first response on')
+  t.deepEqual((await runScript(guard, {}, script())).reminders.map((r) => r.source.summary), ['grep × 3', 'grep × 5', 'grep × 8'], 'so does this plugin without perResponse')
 })
 
 test('invalid ignoreArguments, similar, failures and resume reject ctx.plugin() with their exact messages', async (t) => {

@@ -25,15 +25,21 @@ export function warningsOf(ctx, name) {
 
 /** One model turn that calls `name` with `args` (an object, or raw text sent as-is). */
 export function callTool(name, args, id = `call-${++callCounter}`) {
-  const callId = CallId(id)
-  const json = typeof args === 'string' ? args : JSON.stringify(args)
-  return [
-    { type: 'block-start', index: 0, blockType: 'tool-call' },
-    { type: 'tool-call-delta', index: 0, id: callId, name, argumentsDelta: json },
-    { type: 'block-end', index: 0, block: { type: 'tool-call', id: callId, name, arguments: json } },
-    { type: 'usage', usage: { inputTokens: 10, outputTokens: 5 } },
-    { type: 'finish', reason: { kind: 'tool-calls' } },
-  ]
+  return callTools([[name, args, id]])
+}
+
+/** One model turn that makes the calls `[name, args, id?]` together, in one response. */
+export function callTools(calls) {
+  const chunks = calls.flatMap(([name, args, id = `call-${++callCounter}`], index) => {
+    const callId = CallId(id)
+    const json = typeof args === 'string' ? args : JSON.stringify(args)
+    return [
+      { type: 'block-start', index, blockType: 'tool-call' },
+      { type: 'tool-call-delta', index, id: callId, name, argumentsDelta: json },
+      { type: 'block-end', index, block: { type: 'tool-call', id: callId, name, arguments: json } },
+    ]
+  })
+  return [...chunks, { type: 'usage', usage: { inputTokens: 10, outputTokens: 5 } }, { type: 'finish', reason: { kind: 'tool-calls' } }]
 }
 let callCounter = 0
 

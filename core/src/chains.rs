@@ -46,6 +46,8 @@ struct Extra {
     recent: Option<Recent>,
     /// `failures`' window.
     failures: Option<Recent>,
+    /// Whether the last call was made in the agent's current model response (`perResponse`).
+    in_response: bool,
 }
 
 /// One tracked call as the opt-in features see it.
@@ -225,6 +227,7 @@ impl Chains {
                 .push(failure, config)
         });
         chain.key = key;
+        extra.in_response = true;
         Advanced {
             run: chain.run,
             cycle: hit,
@@ -233,6 +236,30 @@ impl Chains {
             no_progress,
             failed,
             failures,
+        }
+    }
+
+    /// Whether `key` is the agent's last call again within the same model response (`perResponse`).
+    pub fn repeats_in_response(&self, agent: &[u16], key: &CallKey) -> bool {
+        let chain = match &self.last {
+            Some((id, chain)) if units_equal(id, agent) => Some(chain),
+            _ => self.by_agent.get(agent),
+        };
+        chain.is_some_and(|chain| {
+            chain.run > 0
+                && chain.key == *key
+                && chain.extra.as_ref().is_some_and(|extra| extra.in_response)
+        })
+    }
+
+    /// The agent's next call starts a new model response (`perResponse`).
+    pub fn next_response(&mut self, agent: &[u16]) {
+        let chain = match &mut self.last {
+            Some((id, chain)) if units_equal(id, agent) => Some(chain),
+            _ => self.by_agent.get_mut(agent),
+        };
+        if let Some(extra) = chain.and_then(|chain| chain.extra.as_mut()) {
+            extra.in_response = false;
         }
     }
 

@@ -141,6 +141,8 @@ pub struct GuardConfig {
     pub no_progress: Option<WindowConfig>,
     /// Opt-in: one tool failing with the same normalized error again (`None`: off).
     pub failures: Option<WindowConfig>,
+    /// Opt-in: the agent's last call again in the same model response is left out.
+    pub per_response: bool,
     /// Opt-in: the count (a run's, `noProgress`'s or `failures`') at which the turn is ended (`None`: never).
     pub stop_at: Option<f64>,
     /// Opt-in: a resumed agent's chain is rebuilt from its session's log (by the plugin).
@@ -161,6 +163,7 @@ impl Default for GuardConfig {
             similar: None,
             no_progress: None,
             failures: None,
+            per_response: false,
             stop_at: None,
             resume: false,
         }

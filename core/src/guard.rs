@@ -323,6 +323,10 @@ impl Guard {
         result: Option<Arguments<'_>>,
         ignored: &[KeyPath],
     ) -> Result<Option<Reminder>, CanonicalError> {
+        // `perResponse`: the agent's last call again in the same model response is left out.
+        if self.config.per_response && self.chains.repeats_in_response(agent, &key) {
+            return Ok(None);
+        }
         let result_given = result;
         // Digested before the chain moves, so a result without canonical form changes nothing.
         let result = match result {
@@ -410,6 +414,11 @@ impl Guard {
         let counted = self.observe(call);
         self.stats = stats;
         counted.map(|_| ())
+    }
+
+    /// The agent's next call starts a new model response (`perResponse`; without it, nothing).
+    pub fn next_response(&mut self, agent: &[u16]) {
+        self.chains.next_response(agent);
     }
 
     /// A user prompt: the agent's chain starts over.

@@ -21,7 +21,8 @@
 //!   (the canonical text) and `digest` (a call's key, either way).
 //! - `lockstep` (two transports read side by side: certainly different, or
 //!   the same, without a key), `memo`, `similar`, `cycles`, `chains`, `overrides`, `reminders`, `stats`,
-//!   `config` (values and rules), `options` (every option declared once).
+//!   `config` (values and rules), `options` (every option declared once),
+//!   `raw_config` (the config as the binding read it, validated option by option).
 //! - `guard`: [`Guard`], which ties them together the way the plugin uses them.
 //!   The opt-in features (cycles, overrides, `sameResultOnly`, `repeatEvery`,
 //!   `ignoreArguments`, `similar`) stay off the reference's path unless configured.
@@ -53,6 +54,7 @@ mod patterns;
 #[cfg(test)]
 mod profile;
 mod progress;
+mod raw_config;
 mod read;
 mod reminders;
 mod similar;
@@ -71,7 +73,8 @@ pub use form::{push_string, read_string, tag, FormStr};
 pub use guard::{Call, Guard};
 pub use key::CallKey;
 pub use number::write_js_number;
-pub use options::{OptionSpec, RawConfig, Shape, OPTIONS};
+pub use options::{OptionSpec, Shape, OPTIONS};
+pub use raw_config::RawConfig;
 pub use reminders::{Reminder, Tier, GENTLE_TEXT};
 pub use stats::Stats;
 pub use transport::{

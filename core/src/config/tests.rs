@@ -1,7 +1,7 @@
 //! The config rules and their messages, through `GuardConfig::from_raw`.
 
 use super::*;
-use crate::options::RawConfig;
+use crate::raw_config::RawConfig;
 use RawValue::*;
 
 fn list(values: &[f64]) -> RawValue {

@@ -2,7 +2,7 @@
 //! they add where YAML's reading of a value is the likely mistake.
 
 use super::*;
-use crate::options::RawConfig;
+use crate::raw_config::RawConfig;
 use RawValue::*;
 
 fn error(raw: RawConfig) -> std::string::String {

@@ -1,6 +1,6 @@
 use super::*;
 use crate::config::RawValue;
-use crate::options::RawConfig;
+use crate::raw_config::RawConfig;
 
 fn extended(raw: RawConfig) -> Guard {
     Guard::new(GuardConfig::from_raw(&raw).unwrap())
@@ -51,7 +51,7 @@ fn every_opt_in_option_leaves_the_reference_path() {
             "thresholds" | "argumentsPreviewChars" | "include" | "exclude" | "resume" => continue,
             "profile" => RawValue::string("recommended"),
             "cycles" => object(&[("maxPeriod", number(2.0)), ("repeats", number(2.0))]),
-            "sameResultOnly" => RawValue::Bool(true),
+            "sameResultOnly" | "perResponse" => RawValue::Bool(true),
             "overrides" => entry("thresholds", RawValue::List(vec![number(2.0)])),
             "repeatEvery" | "stopAt" => number(2.0),
             "ignoreArguments" => entry("keys", list("k")),
@@ -71,4 +71,43 @@ fn explicitly_disabled_features_keep_the_reference_path() {
     let g = extended(raw);
     assert!(!g.extended);
     assert!(!extended(RawConfig::default()).extended);
+}
+
+#[test]
+fn per_response_counts_a_response_s_identical_calls_once() {
+    let mut g = extended(RawConfig::default().with("perResponse", RawValue::Bool(true)));
+    let (agent, tool): (&[u16], &[u16]) = (&[0x61], &[0x74]);
+    let call = |g: &mut Guard, args: &str| {
+        g.observe(Call::new(agent, tool, Arguments::Json(args)))
+            .unwrap()
+            .map(|r| (r.tier, r.count))
+    };
+    // Three identical calls in one response: one call of the run.
+    let first: Vec<_> = (0..3).map(|_| call(&mut g, r#"{"q":1}"#)).collect();
+    assert_eq!(first, [None, None, None]);
+    assert_eq!(
+        g.stats().observed,
+        1,
+        "the repeats within the response are left out"
+    );
+    // The same call in the next two responses: the run grows to 3.
+    g.next_response(agent);
+    assert_eq!(call(&mut g, r#"{"q":1}"#), None);
+    assert_eq!(
+        call(&mut g, r#"{"q":1}"#),
+        None,
+        "again within the response"
+    );
+    g.next_response(agent);
+    assert_eq!(call(&mut g, r#"{"q":1}"#), Some((Tier::Gentle, 3)));
+    // Another call in the same response is counted, and ends the run.
+    assert_eq!(call(&mut g, r#"{"q":2}"#), None);
+    assert_eq!(call(&mut g, r#"{"q":1}"#), None);
+    g.next_response(agent);
+    g.next_response(&[0x62]);
+    assert_eq!(call(&mut g, r#"{"q":1}"#), None, "a run of 2");
+    // Without the option, the same calls make one run of three in one response.
+    let mut plain = extended(RawConfig::default());
+    let runs: Vec<_> = (0..3).map(|_| call(&mut plain, r#"{"q":1}"#)).collect();
+    assert_eq!(runs, [None, None, Some((Tier::Gentle, 3))]);
 }

@@ -7,7 +7,7 @@ import { join } from 'node:path'
 import test from 'ava'
 
 import * as guard from '../../index.js'
-import { boot, callTool, reminders, say } from '../support/scripted.mjs'
+import { boot, callTool, callTools, reminders, say } from '../support/scripted.mjs'
 
 const times = (n, f) => Array.from({ length: n }, f)
 const grep = () => callTool('grep', { pattern: 'TODO', path: 'src' })
@@ -76,4 +76,20 @@ test('a user prompt since the calls means there is nothing to continue', async (
   t.deepEqual(mine, ['grep × 2'])
   t.is(guard.guardOf(second.fiber.ctx).stats().reminders, 1, 'restored calls bring no reminders and are not counted')
   t.is(guard.guardOf(second.fiber.ctx).stats().observed, 2)
+})
+
+test('with perResponse, a resumed chain counts each logged response\'s identical calls once', async (t) => {
+  const root = await mkdtemp(join(tmpdir(), 'rtg-resume-'))
+  t.teardown(() => rm(root, { recursive: true, force: true }))
+  const config = { resume: true, perResponse: true }
+  const batch = () => callTools([['grep', { q: 'x' }], ['grep', { q: 'x' }]])
+  const first = await boot({ plugin: guard, config, persistence: { root } })
+  const a = await first.agent('s2', [batch(), batch(), say('waiting')])
+  await a.run('look')
+  await first.stop()
+  t.deepEqual(delivered(a.events()), [], 'two responses: a run of two')
+  const second = await boot({ plugin: guard, config, persistence: { root } })
+  const b = await second.resume('s2', [batch(), say('done')])
+  await b.run('carry on', 'plugin')
+  t.deepEqual(delivered(b.events()).map((line) => line.split(':')[0]), ['grep × 3'], 'the third response, not the sixth call')
 })

@@ -7,7 +7,7 @@
 //! Tool names, patterns and agent ids are UTF-16 code units, lone surrogates among them.
 //! Well-formed configs may also turn on the opt-in features (cycles,
 //! sameResultOnly with results drawn from a pool, overrides, repeatEvery, ignoreArguments,
-//! similar, noProgress, failures, stopAt), which the model implements its own way: cycles from
+//! similar, noProgress, failures, stopAt, perResponse), which the model implements its own way: cycles from
 //! each agent's whole history of calls, ignored keys cut out of the canonical text by a scanner
 //! of its own, similarity as bigram counts in a map, the windows of noProgress and failures as
 //! lists of texts (results normalized and failures told by a reading of its own), not digests.
@@ -80,6 +80,8 @@ enum Op {
     },
     Reset(u8),
     Dispose(u8),
+    /// The agent's next calls belong to a new model response (`perResponse`).
+    NextResponse(u8),
 }
 
 /// A call as attempted: tool, arguments, result.
@@ -180,6 +182,12 @@ fuzz_target!(|input: Input| {
                 guard.dispose(agent(*a));
                 model.chains.remove(agent(*a));
             }
+            Op::NextResponse(a) => {
+                guard.next_response(agent(*a));
+                if let Some(state) = model.chains.get_mut(agent(*a)) {
+                    state.in_response = false;
+                }
+            }
         }
         assert_eq!(
             guard.agent_count(),
@@ -220,21 +228,6 @@ fn observe(
         assert_eq!(got, Err(error), "invalid arguments fail observe");
         return;
     }
-    // Results are read only when compared; one without canonical form fails the call.
-    let reads_results =
-        model.same_result_only || model.no_progress.is_some() || model.failures.is_some();
-    let result_text = match result {
-        Some(json) if reads_results => {
-            let mut text = String::new();
-            if let Err(error) = Arguments::Json(json).write_canonical(&mut text) {
-                assert_eq!(got, Err(error), "an invalid result fails observe");
-                return;
-            }
-            Some(text)
-        }
-        _ => None,
-    };
-    let result = result_text.clone().filter(|_| model.same_result_only);
     // ignoreArguments: the canonical text without the keys named for this tool.
     let keys = match &model.ignore {
         Some((patterns, keys)) if patterns.iter().any(|p| wildcard_match(p, tool)) => &keys[..],
@@ -253,6 +246,31 @@ fn observe(
         .filter(|(_, &r)| r)
         .map(|((text, _), _)| text.clone())
         .collect();
+    // perResponse: the agent's last call again in the same response is left out, result unread.
+    if model.per_response
+        && model.chains.get(agent).is_some_and(|state| {
+            state.in_response
+                && matches!(&state.last, Some((t, c, _, _)) if t == tool && *c == canonical)
+        })
+    {
+        assert_eq!(got, Ok(None), "a repeat within the response is left out");
+        return;
+    }
+    // Results are read only when compared; one without canonical form fails the call.
+    let reads_results =
+        model.same_result_only || model.no_progress.is_some() || model.failures.is_some();
+    let result_text = match result {
+        Some(json) if reads_results => {
+            let mut text = String::new();
+            if let Err(error) = Arguments::Json(json).write_canonical(&mut text) {
+                assert_eq!(got, Err(error), "an invalid result fails observe");
+                return;
+            }
+            Some(text)
+        }
+        _ => None,
+    };
+    let result = result_text.clone().filter(|_| model.same_result_only);
     let similar = model.similar;
     let state = model.chains.entry(agent.to_vec()).or_default();
     let same_call = matches!(&state.last, Some((t, c, _, _)) if t == tool && *c == canonical);
@@ -279,6 +297,7 @@ fn observe(
         (close && *near_run == min_calls).then_some(*near_run)
     });
     state.last = Some((tool.to_vec(), canonical.clone(), result, run));
+    state.in_response = true;
     // noProgress and failures: the result without its volatile parts, in the agent's windows.
     let normal = result_text.as_deref().map(normalized);
     let (unchanged, no_progress) = model.no_progress.map_or((0, false), |(min_calls, size)| {

@@ -34,6 +34,7 @@ pub(crate) enum ConfigInput {
         failures: Option<(u8, u8)>,
         /// Reduced to 2..=13.
         stop_at: Option<u8>,
+        per_response: bool,
     },
     Raw {
         thresholds: Raw,
@@ -78,6 +79,7 @@ pub(crate) fn build(config: &ConfigInput) -> Option<(Guard, Model)> {
             no_progress,
             failures,
             stop_at,
+            per_response,
             overrides,
             repeat_every,
             ignore,
@@ -230,7 +232,8 @@ pub(crate) fn build(config: &ConfigInput) -> Option<(Guard, Model)> {
                 .with(
                     "stopAt",
                     stop_at.map_or(RawValue::Missing, |n| RawValue::Number(n as f64)),
-                );
+                )
+                .with("perResponse", RawValue::Bool(*per_response));
             let config = GuardConfig::from_raw(&raw)
                 .unwrap_or_else(|e| panic!("a valid config {raw:?} is rejected: {e}"));
             values.sort_unstable();
@@ -258,6 +261,7 @@ pub(crate) fn build(config: &ConfigInput) -> Option<(Guard, Model)> {
                 no_progress,
                 failures,
                 stop_at,
+                per_response: *per_response,
                 chains: HashMap::new(),
                 stats: Stats::default(),
             };

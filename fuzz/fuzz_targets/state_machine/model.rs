@@ -45,6 +45,8 @@ pub(crate) struct AgentModel {
     pub(crate) progress: Window<(Vec<u16>, String, Option<String>)>,
     /// `failures`' window: (tool, normalized result) per failed call, `None` for any other.
     pub(crate) failures: Window<(Vec<u16>, Option<String>)>,
+    /// Whether the last call was made in the current model response (`perResponse`).
+    pub(crate) in_response: bool,
 }
 
 /// A detection's last calls, each with whether its reminder was due at it.
@@ -164,6 +166,7 @@ pub(crate) struct Model {
     pub(crate) no_progress: Option<(u64, usize)>,
     pub(crate) failures: Option<(u64, usize)>,
     pub(crate) stop_at: Option<u64>,
+    pub(crate) per_response: bool,
     pub(crate) chains: HashMap<Vec<u16>, AgentModel>,
     pub(crate) stats: Stats,
 }

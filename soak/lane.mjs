@@ -26,8 +26,9 @@ export const CONTEXTS = [
   { name: 'opt-results', plugin: guard, config: { thresholds: [2, 4], exclude: ['todo_write'], sameResultOnly: true, cycles: { maxPeriod: 2, repeats: 3 } }, compare: 'calls', share: 0.5 },
   // ignoreArguments and similar: the plan's `n` and `opts.z` left out, near-identical calls reminded.
   { name: 'opt-near', plugin: guard, config: { thresholds: [3, 5], exclude: ['todo_write'], ignoreArguments: [{ tools: ['*'], keys: ['n', 'opts.z'] }], similar: { minCalls: 2, similarity: 0.6 }, resume: true }, compare: 'calls', share: 0.25 },
-  // noProgress and failures: polls that settle, runs of the same call and failing calls, by their results.
-  { name: 'opt-progress', plugin: guard, config: { thresholds: [4, 8], exclude: ['todo_write'], noProgress: { minCalls: 3, window: 8 }, failures: { minCalls: 2, window: 6 } }, compare: 'calls', share: 0.25 },
+  // noProgress and failures: polls that settle, runs of the same call and failing calls, by their
+  // results; perResponse: the same call twice in one response counted once.
+  { name: 'opt-progress', plugin: guard, config: { thresholds: [4, 8], exclude: ['todo_write'], noProgress: { minCalls: 3, window: 8 }, failures: { minCalls: 2, window: 6 }, perResponse: true }, compare: 'calls', share: 0.25 },
   // clear() runs on this guard between other contexts' calls.
   { name: 'clear', plugin: guard, config: BASE, compare: 'calls', clearing: true, share: 0.25 },
 ]
@@ -158,6 +159,7 @@ export async function runLane({ lane, seed, agents: agentCount, rounds, deadline
     // order, and checks the reminder the plugin folded into the decision against the model's.
     ctx.on('agent/pre-step', ({ agent, messages }, next) => {
       if (messages.some((m) => m.source?.kind === 'user')) c.model?.reset(agent)
+      else c.model?.nextResponse(agent)
       return next()
     })
     ctx.on('tools/post-execute', async (exec, result, next) => {

@@ -1,8 +1,8 @@
 // A small model of the guard's behaviour, written from the documented rules (README, "Opt-in
 // features"), independent of the guard's code: which calls count, how runs grow (without the keys
 // ignoreArguments names), near-identical runs (similar), the windows of noProgress and failures
-// (results without their volatile parts, failures as the README tells them), and which reminder
-// each call brings. The soak feeds it the calls each context's waterfall sees and
+// (results without their volatile parts, failures as the README tells them), a response's
+// repeats left out (perResponse), and which reminder each call brings. The soak feeds it the calls each context's waterfall sees and
 // compares its answer with the reminder the plugin actually folded into the decision.
 import { GENTLE, detailed } from '../__test__/oracle.mjs'
 
@@ -139,6 +139,7 @@ export class GuardModel {
     const window = (option, minCalls, size) => option && { minCalls: option.minCalls ?? minCalls, window: option.window ?? Math.max(size, option.minCalls ?? minCalls) }
     this.noProgress = window(config.noProgress, 6, 16)
     this.failures = window(config.failures, 4, 8)
+    this.perResponse = config.perResponse === true
     this.clear()
   }
 
@@ -152,6 +153,12 @@ export class GuardModel {
   tracked(tool) {
     if (this.include.length > 0 && !this.include.some((p) => matches(p, tool))) return false
     return !this.exclude.some((p) => matches(p, tool))
+  }
+
+  /** The agent's next calls belong to a new model response (`perResponse`). */
+  nextResponse(agent) {
+    const chain = this.chains.get(agent)
+    if (chain) chain.inResponse = false
   }
 
   /** A user prompt: the agent's chain (and cycle history) starts over. */
@@ -179,16 +186,20 @@ export class GuardModel {
    */
   observe(agent, tool, args, result) {
     if (!agent || !this.tracked(tool)) return null
-    this.observed++
     // ignoreArguments: every matching entry's keys, once each, in config order.
     const keys = [...new Set(this.ignore.filter((e) => e.tools.some((p) => matches(p, tool))).flatMap((e) => e.keys))]
     const cut = keys.length > 0 ? without(args, keys.map(names)) : { value: args, removed: [] }
     const ignored = keys.filter((_, i) => cut.removed[i])
     const canonical = canonicalize(cut.value, this.keepProto)
     const key = JSON.stringify([tool, canonical])
+    // perResponse: the agent's last call again in the same model response is left out, uncounted.
+    const last = this.chains.get(agent)
+    if (this.perResponse && last?.run > 0 && last.key === key && last.inResponse) return null
+    this.observed++
     const outcome = this.sameResultOnly ? JSON.stringify([result?.content, result?.isError === true]) : null
     let chain = this.chains.get(agent)
-    if (!chain) this.chains.set(agent, chain = { key: null, outcome: null, run: 0, history: [], reported: null, near: null, progress: [], failed: [] })
+    if (!chain) this.chains.set(agent, chain = { key: null, outcome: null, run: 0, history: [], reported: null, near: null, progress: [], failed: [], inResponse: false })
+    chain.inResponse = true
     const sameCall = chain.run > 0 && chain.key === key
     const resultsEqual = chain.outcome === outcome
     const near = this.similar ? this.nearRun(chain, tool, canonical, sameCall, resultsEqual) : null

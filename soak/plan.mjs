@@ -86,8 +86,8 @@ export function planTurn(next, agent, { gate = false, subagents = true, proto = 
     } else if (r < 0.84) { // a tool failing the same way whatever its arguments (a counter in its message)
       const tool = pick(next, ['read', 'edit'])
       for (let i = int(next, 2, 5); i > 0; i--) steps.push([{ tool, json: `{"path":"missing-${int(next, 0, 99)}"}`, output: `Error: no such file or directory (errno ${int(next, 1, 9)})` }])
-    } else if (r < 0.9) { // two calls in one response
-      steps.push([{ ...base }, { tool: pick(next, TOOLS), json: randomArguments(next, proto) }])
+    } else if (r < 0.9) { // two calls in one response, the same one twice or another
+      steps.push([{ ...base }, next() < 0.5 ? { ...base } : { tool: pick(next, TOOLS), json: randomArguments(next, proto) }])
     } else {
       steps.push([{ ...base }])
     }

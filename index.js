@@ -7,7 +7,7 @@ import { createUserMessage } from '@deepseek-ai/dsh-llm'
 
 import { encode, encoded, inMemory, release, repeats, useMemory } from './lib/encode.js'
 import { RepeatToolGuard, canonicalize, nativeOf } from './lib/guard.js'
-import { callsSinceLastPrompt } from './lib/history.js'
+import { callsSinceLastPrompt, responseOf } from './lib/history.js'
 import { KNOWN_KEYS, OPTION_SCHEMA, unknownKeys } from './lib/options.js'
 
 const require = createRequire(import.meta.url)
@@ -225,12 +225,13 @@ export function apply(ctx, config) {
         return
       }
       guard.reset(agent.id)
-      let step = null
-      for (const { tool, args, result, turn, step: at } of calls) {
+      let response = null
+      for (const call of calls) {
+        const { tool, args, result } = call
         try {
           // A call of another step is one of another model response.
-          if (perResponse && step !== null && `${turn}.${at}` !== step) guard.nextResponse(agent.id)
-          step = `${turn}.${at}`
+          if (perResponse && response !== null && responseOf(call) !== response) guard.nextResponse(agent.id)
+          response = responseOf(call)
           if (isTracked(tool)) guard.restore(agent.id, tool, args, result)
         } catch (error) {
           // As in `observe`: a call the guard cannot count leaves the chain as it was.

@@ -6,7 +6,7 @@
 // or, for a list of harness events, from lib/history.js, which the plugin's resume reads too.
 // The rules themselves are the guard's; nothing here counts runs.
 import { RepeatToolGuard } from '../lib/guard.js'
-import { guardInputs } from '../lib/history.js'
+import { guardInputs, responseOf } from '../lib/history.js'
 /** The options that decide which calls are identical; every other decides where or whether reminders fire. */
 const IDENTITY_OPTIONS = ['include', 'exclude', 'sameResultOnly', 'ignoreArguments']
 
@@ -94,7 +94,7 @@ class Run {
     }
     const { seq, turn, step, tool, args, result } = input
     // A call of another response: with `perResponse`, the identical calls of one count once.
-    const response = input.response ?? `${turn}.${step}`
+    const response = responseOf(input)
     if (this.#response !== null && response !== this.#response) for (const guard of replay.guards) guard.nextResponse(this.id)
     this.#response = response
     const call = ++this.calls

@@ -56,6 +56,9 @@ export function guardInputReader({ from = 0 } = {}) {
 }
 
 /** The tool calls in `events` since the last user prompt: what a resumed agent's chain is made of. */
+/** The model response a call came in: its trajectory's response, else its turn and step (one step, one response). */
+export const responseOf = (call) => call.response ?? `${call.turn}.${call.step}`
+
 export function callsSinceLastPrompt(events) {
   let calls = []
   for (const input of guardInputs(events)) {

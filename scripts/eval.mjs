@@ -22,7 +22,6 @@ import { SessionReader, findLogs } from '../cli/sessions.js'
 import { CONFIGS } from './eval-configs.mjs'
 import { PEERS, firstFiring } from './peers.mjs'
 
-export { CONFIGS }
 const OUTCOMES = ['budget', 'failed', 'resolved']
 
 const root = fileURLToPath(new URL('..', import.meta.url))

@@ -140,11 +140,7 @@ impl Chains {
 
     /// Gives the agent's pending chain its last call's key.
     pub(crate) fn settle(&mut self, agent: &[u16], key: CallKey) {
-        let chain = match &mut self.last {
-            Some((id, chain)) if units_equal(id, agent) => Some(chain),
-            _ => self.by_agent.get_mut(agent),
-        };
-        if let Some(chain) = chain.filter(|chain| chain.pending) {
+        if let Some(chain) = self.find_mut(agent).filter(|chain| chain.pending) {
             chain.key = key;
             chain.pending = false;
         }
@@ -152,11 +148,24 @@ impl Chains {
 
     /// Whether `key` is the agent's last call's (without touching the chain).
     pub fn repeats(&self, agent: &[u16], key: &CallKey) -> bool {
-        let chain = match &self.last {
+        self.find(agent)
+            .is_some_and(|chain| chain.run > 0 && chain.key == *key)
+    }
+
+    /// The agent's chain, if it has one (without making it the last).
+    fn find(&self, agent: &[u16]) -> Option<&Chain> {
+        match &self.last {
             Some((id, chain)) if units_equal(id, agent) => Some(chain),
             _ => self.by_agent.get(agent),
-        };
-        chain.is_some_and(|chain| chain.run > 0 && chain.key == *key)
+        }
+    }
+
+    /// [`Chains::find`], to change the chain.
+    fn find_mut(&mut self, agent: &[u16]) -> Option<&mut Chain> {
+        match &mut self.last {
+            Some((id, chain)) if units_equal(id, agent) => Some(chain),
+            _ => self.by_agent.get_mut(agent),
+        }
     }
 
     /// The agent's chain, made the last one (a new agent's with a run of 0).
@@ -241,24 +250,16 @@ impl Chains {
 
     /// Whether `key` is the agent's last call again within the same model response (`perResponse`).
     pub fn repeats_in_response(&self, agent: &[u16], key: &CallKey) -> bool {
-        let chain = match &self.last {
-            Some((id, chain)) if units_equal(id, agent) => Some(chain),
-            _ => self.by_agent.get(agent),
-        };
-        chain.is_some_and(|chain| {
-            chain.run > 0
-                && chain.key == *key
-                && chain.extra.as_ref().is_some_and(|extra| extra.in_response)
-        })
+        self.repeats(agent, key)
+            && self
+                .find(agent)
+                .and_then(|chain| chain.extra.as_ref())
+                .is_some_and(|extra| extra.in_response)
     }
 
     /// The agent's next call starts a new model response (`perResponse`).
     pub fn next_response(&mut self, agent: &[u16]) {
-        let chain = match &mut self.last {
-            Some((id, chain)) if units_equal(id, agent) => Some(chain),
-            _ => self.by_agent.get_mut(agent),
-        };
-        if let Some(extra) = chain.and_then(|chain| chain.extra.as_mut()) {
+        if let Some(extra) = self.find_mut(agent).and_then(|chain| chain.extra.as_mut()) {
             extra.in_response = false;
         }
     }

@@ -95,16 +95,16 @@ pub(crate) fn result_digest(
     };
     match result {
         Some(result) => {
-            sink.out.update(b"r");
+            sink.hasher.update(b"r");
             write_canonical_in(result, &mut sink, scratch)?;
             sink.flush();
         }
         None => {
-            sink.out.update(b"-");
+            sink.hasher.update(b"-");
         }
     }
     Ok(ResultDigest {
-        digest: sink.out.finalize(),
+        digest: *sink.hasher.finalize().as_bytes(),
         failed: sink.flagged || says_failure(&sink.prefix),
     })
 }
@@ -132,36 +132,11 @@ fn says_failure(text: &[u8]) -> bool {
 
 const ERROR_FLAG: &[u8] = br#""isError":true"#;
 
-/// BLAKE3 over bytes written in many small pieces (a normalized text comes a few bytes at a time),
-/// gathered first: the hasher's own cost per update would be most of the work.
-#[derive(Default)]
-struct Buffered {
-    hasher: blake3::Hasher,
-    pending: Vec<u8>,
-}
-
-impl Buffered {
-    /// Gathered bytes go to the hasher past this many.
-    const BLOCK: usize = 16 * 1024;
-
-    fn update(&mut self, bytes: &[u8]) {
-        self.pending.extend_from_slice(bytes);
-        if self.pending.len() >= Self::BLOCK {
-            self.hasher.update(&self.pending);
-            self.pending.clear();
-        }
-    }
-
-    fn finalize(mut self) -> [u8; blake3::OUT_LEN] {
-        *self.hasher.update(&self.pending).finalize().as_bytes()
-    }
-}
-
 /// Hashes the text written to it, each run of hexadecimal digits and hyphens
 /// that holds a decimal digit written as `#`, and looks for a failure.
 #[derive(Default)]
 struct Normalized {
-    out: Buffered,
+    hasher: blake3::Hasher,
     /// The run being read, while it has no decimal digit.
     run: String,
     /// Whether the run being read holds a decimal digit.
@@ -179,9 +154,9 @@ struct Normalized {
 impl Normalized {
     fn flush(&mut self) {
         if self.numeric {
-            self.out.update(b"#");
+            self.hasher.update(b"#");
         } else {
-            self.out.update(self.run.as_bytes());
+            self.hasher.update(self.run.as_bytes());
         }
         self.run.clear();
         self.numeric = false;
@@ -220,7 +195,7 @@ impl Sink for Normalized {
             if c.is_ascii_hexdigit() || c == '-' {
                 if plain < at {
                     self.flush();
-                    self.out
+                    self.hasher
                         .update(chunk.as_bytes().get(plain..at).unwrap_or_default());
                 }
                 plain = at + 1;
@@ -234,23 +209,14 @@ impl Sink for Normalized {
         }
         if plain < chunk.len() {
             self.flush();
-            self.out
+            self.hasher
                 .update(chunk.as_bytes().get(plain..).unwrap_or_default());
         }
     }
 }
 
-/// A call as a window holds it: a 32-byte BLAKE3 digest as four words, which compare in four
-/// instructions where a byte array's equality calls `memcmp` (a window of 64 is 64 compares a call).
-pub(crate) type CallDigest = [u64; 4];
-
-fn words(hash: blake3::Hash) -> CallDigest {
-    let mut words = [0; 4];
-    for (word, bytes) in words.iter_mut().zip(hash.as_bytes().chunks_exact(8)) {
-        *word = u64::from_le_bytes(bytes.try_into().unwrap_or_default());
-    }
-    words
-}
+/// A call as a window holds it: a BLAKE3 digest of what its detection compares.
+pub(crate) type CallDigest = [u8; blake3::OUT_LEN];
 
 /// What `noProgress` compares: the call's key and its normalized result.
 pub(crate) fn same_call(key: &CallKey, result: &ResultDigest) -> CallDigest {
@@ -259,7 +225,7 @@ pub(crate) fn same_call(key: &CallKey, result: &ResultDigest) -> CallDigest {
         KeyForm::Inline(form) => hasher.update(b"i").update(form),
         KeyForm::Digest(hash) => hasher.update(b"d").update(&hash),
     };
-    words(hasher.update(&result.digest).finalize())
+    *hasher.update(&result.digest).finalize().as_bytes()
 }
 
 /// What `failures` compares: the tool and the normalized result, for a failure only.
@@ -269,7 +235,7 @@ pub(crate) fn same_failure(tool: &[u16], result: &ResultDigest) -> Option<CallDi
         bytes.extend_from_slice(&(tool.len() as u64).to_le_bytes());
         bytes.extend(tool.iter().flat_map(|unit| unit.to_le_bytes()));
         bytes.extend_from_slice(&result.digest);
-        words(blake3::hash(&bytes))
+        *blake3::hash(&bytes).as_bytes()
     })
 }
 
@@ -316,18 +282,19 @@ impl Recent {
         while self.calls.len() >= window {
             self.calls.pop_front();
         }
-        let (mut equal, mut reminded) = (0, false);
-        if call.is_some() {
-            equal = 1;
-            for (held, at) in &self.calls {
-                if *held == call {
-                    equal += 1;
-                    reminded |= *at;
-                }
+        let Some(digest) = call else {
+            self.calls.push_back((None, false));
+            return (0, false);
+        };
+        let (mut equal, mut reminded) = (1, false);
+        for (held, at) in &self.calls {
+            if *held == call {
+                equal += 1;
+                reminded |= *at;
             }
         }
-        let due = call.is_some() && equal as f64 >= config.min_calls && !reminded;
-        self.calls.push_back((call, due));
+        let due = equal as f64 >= config.min_calls && !reminded;
+        self.calls.push_back((Some(digest), due));
         (equal, due)
     }
 }

@@ -5,19 +5,18 @@ import { createRequire } from 'node:module'
 import Schema from '@deepseek-ai/schemastery'
 import { createUserMessage } from '@deepseek-ai/dsh-llm'
 
-import { encode, encoded, inMemory, release, repeats, useMemory } from './lib/encode.js'
+import { encode, encoded, release, repeats, writeLongStringsInline } from './lib/encode.js'
 import { RepeatToolGuard, canonicalize, nativeOf } from './lib/guard.js'
 import { callsSinceLastPrompt, responseOf } from './lib/history.js'
 import { KNOWN_KEYS, OPTION_SCHEMA, unknownKeys } from './lib/options.js'
 
 const require = createRequire(import.meta.url)
 const binding = require('./lib/native.cjs')
-// The hot path's functions, looked up once: the addon's exports object has many members.
-const { __observeMemory: observeMemory, __observeEncoded: observeEncoded } = binding
+// The hot path's function, looked up once: the addon's exports object has many members.
+const { __observeEncoded: observeEncoded } = binding
 
-// The buffer encode.js writes calls into is the binding's own memory, where it can: then a call
-// that fits in it needs not be handed over. The WASI build has none, and reads strings slowly.
-useMemory(binding.__callMemory, { inlineStrings: binding.__napiBindingTarget === 'wasm32-wasi' })
+// The WASI build's Node-API reads strings handed over slowly.
+writeLongStringsInline(binding.__napiBindingTarget === 'wasm32-wasi')
 
 export { RepeatToolGuard, canonicalize }
 
@@ -123,7 +122,7 @@ export function apply(ctx, config) {
         return takesResults ? guard.observe(id, tool, exec.arguments, result) : guard.observe(id, tool, exec.arguments)
       }
       try {
-        const observed = inMemory() ? observeMemory() : observeEncoded(encoded.memory, encoded.pieces, encoded.widePieces)
+        const observed = observeEncoded(encoded.buffer, encoded.pieces, encoded.widePieces)
         repeated = observed === null
         return observed
       } finally {

@@ -5,25 +5,19 @@
 // addon suite.
 import test from 'ava'
 import { createRequire } from 'node:module'
-import { Worker } from 'node:worker_threads'
 import * as reference from '@deepseek-ai/dsh-repeat-tool-reminder'
 import * as plugin from '../index.js'
 import { canonicalize } from '../index.js'
-import { HEADER, encode, encoded, inMemory, release, useMemory } from '../lib/encode.js'
+import { HEADER, encode, encoded, release } from '../lib/encode.js'
 import { listenersOf } from './support/listeners.mjs'
 import { randomJson, rng } from './oracle.mjs'
 
 const binding = createRequire(import.meta.url)('../lib/native.cjs')
 // The native class itself: these tests hand its guards' handles to the hot path, as the plugin does.
 const { RepeatToolGuard } = binding
-// The WASI build (NAPI_RS_FORCE_WASI) makes no call memory: emnapi's external buffers are copies,
-// so encode.js always writes into buffers of its own. The tests of the call memory run on native
-// builds; the WASI build has a test of its fallback instead.
 const WASI = binding.__napiBindingTarget === 'wasm32-wasi'
-const withCallMemory = WASI ? test.serial.skip : test.serial
-const withoutCallMemory = WASI ? test.serial : test.serial.skip
 // The walk's own tests call no binding: on the WASI build they would run the same JavaScript, in the
-// mode without call memory that "with inlineStrings" checks on every build.
+// mode that "with long strings written inline" checks on every build.
 const walkOnly = WASI ? test.skip : test
 
 /** A string's key form (core/src/form.rs): tag, LEB128 length, code units in one byte or two. */
@@ -233,7 +227,7 @@ test('Rust accepts what the walk writes and keys it as the class path does', (t)
   const fast = (agent, value) => {
     t.true(encode(value, agent, 'tool', handle))
     try {
-      return binding.__observeEncoded(encoded.memory, encoded.pieces, encoded.widePieces)
+      return binding.__observeEncoded(encoded.buffer, encoded.pieces, encoded.widePieces)
     } finally {
       release()
     }
@@ -255,7 +249,9 @@ test('Rust accepts what the walk writes and keys it as the class path does', (t)
   }
 })
 
-test('a long string is handed over one byte a code unit exactly when every unit fits in one, wherever a wider one lies', (t) => {
+test('a long string is handed over one byte a code unit exactly when every unit fits in one, wherever a wider one lies', async (t) => {
+  // A copy of its own: the plugin's writes long strings inline on the WASI build.
+  const { encode, encoded, release } = await import('../lib/encode.js?pieces')
   const guard = new RepeatToolGuard({ thresholds: [2] })
   const body = 'x'.repeat(20_000)
   // A string V8 keeps two bytes a unit though every unit fits in one: a slice of one that does not.
@@ -277,7 +273,7 @@ test('a long string is handed over one byte a code unit exactly when every unit 
     const wide = [text, text.slice(0, 200)].map((piece) => /[^\0-\xff]/.test(piece))
     t.deepEqual(pieces ?? [], [text, text.slice(0, 200)].filter((_, i) => !wide[i]), name)
     t.deepEqual(widePieces ?? [], [text, text.slice(0, 200)].filter((_, i) => wide[i]), name)
-    t.is(binding.__observeEncoded(encoded.memory, pieces, widePieces), undefined)
+    t.is(binding.__observeEncoded(encoded.buffer, pieces, widePieces), undefined)
     release()
     // The class path keys it alike: the second call of a run.
     t.is(guard.observe(name, 'tool', value)?.count, 2, name)
@@ -300,11 +296,11 @@ async function remindersOfFourCalls(id) {
 }
 
 /** An ArrayBuffer laid out as encode.js lays out its own: the header numbers, then `bytes`. */
-function memoryOf(header, bytes) {
-  const memory = new ArrayBuffer(HEADER * 8 + bytes.length)
-  new Float64Array(memory, 0, header.length).set(header)
-  new Uint8Array(memory, HEADER * 8).set(bytes)
-  return memory
+function bufferOf(header, bytes) {
+  const buffer = new ArrayBuffer(HEADER * 8 + bytes.length)
+  new Float64Array(buffer, 0, header.length).set(header)
+  new Uint8Array(buffer, HEADER * 8).set(bytes)
+  return buffer
 }
 
 /** A raw object's bytes: its tag, its size, `members` (keys and values), its END. */
@@ -326,7 +322,7 @@ test('with sameResultOnly, a result written on the fast path keys as the class p
   const fast = (agent, args, result) => {
     t.true(encode(args, agent, 'tool', handle, true, result))
     try {
-      return binding.__observeEncoded(encoded.memory, encoded.pieces, encoded.widePieces)
+      return binding.__observeEncoded(encoded.buffer, encoded.pieces, encoded.widePieces)
     } finally {
       release()
     }
@@ -374,7 +370,7 @@ test('calls of a few agents and tools in any order count on the fast path as on 
     if (next() < 0.4) call = [pick(agents), pick(tools), next() < 0.7 ? { q: 1 } : { q: [2] }]
     const [agent, tool, args] = call
     t.true(encode(args, agent, tool, fastGuard.__handle()))
-    const fast = binding.__observeEncoded(encoded.memory, encoded.pieces, encoded.widePieces)
+    const fast = binding.__observeEncoded(encoded.buffer, encoded.pieces, encoded.widePieces)
     release()
     const slow = classGuard.observe(agent, tool, args)
     t.deepEqual(fast ?? null, slow, `call ${i}: ${JSON.stringify(call)}`)
@@ -383,67 +379,38 @@ test('calls of a few agents and tools in any order count on the fast path as on 
   t.true(reminders > 100)
 })
 
-withCallMemory('a call in the call memory is read where it lies; a second copy of encode.js takes the memory over, and the first hands its own buffer over', async (t) => {
-  // A test runner's isolated module graph: another encode.js in the same thread, same binding.
+test.serial('two copies of encode.js in one thread (a test runner\'s isolated module graphs) each hand their own buffer over, growing it as calls need, and count as the class path does', async (t) => {
   const second = await import('../lib/encode.js?second-copy')
-  second.useMemory(binding.__callMemory)
-  const copies = [{ encode, encoded, release, inMemory, useMemory }, second]
-  t.true(second.encode({ q: 1 }, 'a', 'x') && second.inMemory())
-  second.release()
-  t.true(encode({ q: 1 }, 'a', 'x') && !inMemory(), 'the first copy no longer writes into the current memory')
-  release()
+  const copies = [{ encode, encoded, release }, second]
   const next = rng(12)
   const fastGuard = new RepeatToolGuard({ thresholds: [2, 3, 5] })
   const classGuard = new RepeatToolGuard({ thresholds: [2, 3, 5] })
   const pick = (list) => list[Math.floor(next() * list.length)]
-  // Some arguments with a long string, which goes to `pieces` and so is handed over.
-  const argsList = [{ q: 1 }, { q: [2] }, { q: 'x'.repeat(200) }]
+  // A long string goes to `pieces`; the ~5 KB one makes the buffer grow.
+  const argsList = [{ q: 1 }, { q: [2] }, { q: 'x'.repeat(200) }, { q: 'y'.repeat(5000), n: [1, 2] }]
   let call = ['a', 'x', argsList[0]]
-  const paths = { read: 0, handed: 0 }
   let reminders = 0
   for (let i = 0; i < 3000; i++) {
     if (next() < 0.4) call = [pick(['a', 'agent-1', 'é']), pick(['x', 'gx']), pick(argsList)]
     const [agent, tool, args] = call
     const copy = pick(copies)
     t.true(copy.encode(args, agent, tool, fastGuard.__handle()))
-    const fast = copy.inMemory() ? (paths.read++, binding.__observeMemory()) : (paths.handed++, binding.__observeEncoded(copy.encoded.memory, copy.encoded.pieces, copy.encoded.widePieces))
+    t.true(copy.encoded.buffer instanceof ArrayBuffer)
+    const fast = binding.__observeEncoded(copy.encoded.buffer, copy.encoded.pieces, copy.encoded.widePieces)
     copy.release()
-    // Now and then a copy makes new memory (as growing does) and takes it over.
-    if (next() < 0.02) copy.useMemory(binding.__callMemory)
     const slow = classGuard.observe(agent, tool, args)
     t.deepEqual(fast ?? null, slow, `call ${i}: ${JSON.stringify(call).slice(0, 60)}`)
     if (slow) reminders++
   }
-  t.true(paths.read > 500 && paths.handed > 500 && reminders > 100, JSON.stringify({ ...paths, reminders }))
-  useMemory(binding.__callMemory)
+  t.true(reminders > 100, String(reminders))
+  t.true(encoded.buffer !== second.encoded.buffer, 'each copy writes into a buffer of its own')
+  // The plugin's own listener.
+  t.deepEqual(await remindersOfFourCalls('copies'), [0, 0, 1, 0])
 })
 
-test.serial('without call memory from the binding (a runtime without external buffers), encode.js uses buffers of its own and the plugin counts as before', async (t) => {
-  const copy = await import('../lib/encode.js?without-memory')
-  const guard = new RepeatToolGuard({ thresholds: [3] })
-  for (const create of [() => undefined, () => { throw new Error('external buffers are not allowed') }]) {
-    copy.useMemory(create)
-    const counts = []
-    for (let i = 0; i < 3; i++) {
-      t.true(copy.encode({ q: 1 }, String(create), 't', guard.__handle()))
-      t.false(copy.inMemory())
-      counts.push(binding.__observeEncoded(copy.encoded.memory, copy.encoded.pieces, copy.encoded.widePieces)?.count)
-      copy.release()
-    }
-    t.deepEqual(counts, [undefined, undefined, 3])
-  }
-  // The plugin itself, with its encode.js on buffers of its own.
-  useMemory(() => undefined)
-  try {
-    t.deepEqual(await remindersOfFourCalls('fallback'), [0, 0, 1, 0])
-  } finally {
-    useMemory(binding.__callMemory)
-  }
-})
-
-test.serial('with inlineStrings (as on the WASI build), long strings are written into the buffer, read back as written and keyed as the class path keys them', async (t) => {
+test.serial('with long strings written inline (as on the WASI build), they are written into the buffer, read back as written and keyed as the class path keys them', async (t) => {
   const copy = await import('../lib/encode.js?inline-strings')
-  copy.useMemory(() => undefined, { inlineStrings: true })
+  copy.writeLongStringsInline(true)
   const next = rng(31)
   const guard = new RepeatToolGuard({ thresholds: [2] })
   for (let i = 0; i < 300; i++) {
@@ -452,84 +419,36 @@ test.serial('with inlineStrings (as on the WASI build), long strings are written
     t.is(copy.encoded.pieces, null, 'no string handed over')
     t.is(readTransport(copy.encoded).text, JSON.stringify(value))
     t.is(guard.observe(`agent-${i}`, 'tool', value), null)
-    t.is(binding.__observeEncoded(copy.encoded.memory, copy.encoded.pieces, copy.encoded.widePieces)?.count, 2, canonicalize(value).slice(0, 80))
+    t.is(binding.__observeEncoded(copy.encoded.buffer, copy.encoded.pieces, copy.encoded.widePieces)?.count, 2, canonicalize(value).slice(0, 80))
     copy.release()
   }
 })
 
-withCallMemory('the call memory read unasked: a bad header is a clear error, a bad size is refused, and a thread without call memory says so', async (t) => {
+test.serial('a bad header is a clear error that leaves the buffer serving, and a buffer detached behind the walk\'s back fails one call over to the class path', (t) => {
   const guard = new RepeatToolGuard({})
-  useMemory(binding.__callMemory)
+  const observe = () => binding.__observeEncoded(encoded.buffer, encoded.pieces, encoded.widePieces)
   for (const [index, value, message] of [
     [1, 1e9, /length out of range/], [1, -1, /length out of range/], [1, 4, /malformed tool name/],
-    [0, 12345, /disposed or belongs to another thread/], [0, NaN, /disposed or belongs to another thread/], [2, 1, /not as many as the header says/],
+    [0, 12345, /disposed or belongs to another thread/], [0, NaN, /disposed or belongs to another thread/], [2, 1, /expected the pieces/],
     [3, 0.5, /result start out of range/], [3, 7, /a result without sameResultOnly/],
   ]) {
-    t.true(encode({ q: 1 }, 'ag', 'tool', guard.__handle()) && inMemory())
+    t.true(encode({ q: 1 }, 'ag', 'tool', guard.__handle()))
     encoded.header[index] = value
-    t.throws(() => binding.__observeMemory(), { message }, `header[${index}] = ${value}`)
+    t.throws(observe, { message }, `header[${index}] = ${value}`)
     release()
   }
-  t.true(encode({ q: 1 }, 'ag', 'tool', guard.__handle()) && inMemory())
-  t.is(binding.__observeMemory(), undefined, 'the memory still serves after the errors')
+  t.true(encode({ q: 1 }, 'ag', 'tool', guard.__handle()))
+  t.is(observe(), undefined, 'the buffer still serves after the errors')
   release()
-  for (const size of [-1, 0, HEADER * 8 - 1, 0.5, 2 ** 40, NaN]) t.throws(() => binding.__callMemory(size), { message: /memory size out of range/ }, String(size))
-  t.throws(() => binding.__callMemory('4096'), { message: /number/ })
-  t.throws(() => binding.__callMemory(), { message: /takes the byte length/ })
-  // Memory nobody writes into took over: this encode.js hands its buffer over, until it makes new memory.
-  t.true(binding.__callMemory(HEADER * 8) instanceof ArrayBuffer)
-  t.true(encode({ q: 1 }, 'ag', 'tool', guard.__handle()) && !inMemory())
-  release()
-  useMemory(binding.__callMemory)
-  // A buffer detached behind its back (Node 22's ArrayBuffer.prototype.transfer) fails one call
-  // over to the class path, then is replaced.
+  // Node 22's ArrayBuffer.prototype.transfer detaches it: one call goes to the class path, then a
+  // new buffer serves.
   if (ArrayBuffer.prototype.transfer) {
-    encoded.memory.transfer()
+    encoded.buffer.transfer()
     t.false(encode({ q: 1 }, 'ag', 'tool', guard.__handle()))
-    t.true(encode({ q: 1 }, 'ag', 'tool', guard.__handle()) && inMemory())
-    t.is(binding.__observeMemory(), null, 'the same call again: it repeats, with no reminder yet')
+    t.true(encode({ q: 1 }, 'ag', 'tool', guard.__handle()))
+    t.is(observe(), null, 'the same call again: it repeats, with no reminder yet')
     release()
   }
-  // Each worker thread has its own call memory: none until its encode.js asks for one.
-  const native = createRequire(import.meta.url).resolve('../lib/native.cjs')
-  const worker = new Worker(`
-    const { parentPort } = require('node:worker_threads')
-    const binding = require(${JSON.stringify(native)})
-    try { binding.__observeMemory(); parentPort.postMessage('no error') } catch (error) { parentPort.postMessage(error.message) }
-  `, { eval: true })
-  const message = await new Promise((resolve, reject) => worker.once('message', resolve).once('error', reject))
-  await worker.terminate()
-  t.regex(message, /no call memory/)
-})
-
-withoutCallMemory('the WASI build makes no call memory: __callMemory checks its size and gives none, encode.js writes into buffers of its own, and every call is handed over and counts as on the class path', async (t) => {
-  t.is(binding.__callMemory(HEADER * 8), undefined)
-  t.throws(() => binding.__callMemory(HEADER * 8 - 1), { message: /memory size out of range/ })
-  t.throws(() => binding.__observeMemory(), { message: /no call memory/ })
-  useMemory(binding.__callMemory)
-  const next = rng(13)
-  const fastGuard = new RepeatToolGuard({ thresholds: [2, 3, 5] })
-  const classGuard = new RepeatToolGuard({ thresholds: [2, 3, 5] })
-  const pick = (list) => list[Math.floor(next() * list.length)]
-  // A long string goes to `pieces`; the ~5 KB one makes the buffer grow.
-  const argsList = [{ q: 1 }, { q: [2] }, { q: 'x'.repeat(200) }, { q: 'y'.repeat(5000), n: [1, 2] }]
-  let call = ['a', 'x', argsList[0]]
-  let reminders = 0
-  for (let i = 0; i < 2000; i++) {
-    if (next() < 0.4) call = [pick(['a', 'agent-1', 'é']), pick(['x', 'gx']), pick(argsList)]
-    const [agent, tool, args] = call
-    t.true(encode(args, agent, tool, fastGuard.__handle()))
-    t.false(inMemory())
-    t.true(encoded.memory instanceof ArrayBuffer)
-    const fast = binding.__observeEncoded(encoded.memory, encoded.pieces, encoded.widePieces)
-    release()
-    const slow = classGuard.observe(agent, tool, args)
-    t.deepEqual(fast ?? null, slow, `call ${i}: ${JSON.stringify(call).slice(0, 60)}`)
-    if (slow) reminders++
-  }
-  t.true(reminders > 100, String(reminders))
-  // The plugin's own listener, on the same fallback.
-  t.deepEqual(await remindersOfFourCalls('wasi'), [0, 0, 1, 0])
 })
 
 test('agent ids and tool names of every kind key a call as the class path does', (t) => {
@@ -542,7 +461,7 @@ test('agent ids and tool names of every kind key a call as the class path does',
       // Long names take the class path; lone surrogates are written as they are.
       t.is(fast, agent.length < 128 && tool.length < 128, `${agent} ${tool}`)
       t.is(guard.observe(agent, tool, { q: tool }), null)
-      const second = fast ? binding.__observeEncoded(encoded.memory, encoded.pieces, encoded.widePieces) : guard.observe(agent, tool, { q: tool })
+      const second = fast ? binding.__observeEncoded(encoded.buffer, encoded.pieces, encoded.widePieces) : guard.observe(agent, tool, { q: tool })
       release()
       t.is(second?.count, 2, `${JSON.stringify(agent)} ${JSON.stringify(tool)}`)
       guard.reset(agent)
@@ -552,7 +471,7 @@ test('agent ids and tool names of every kind key a call as the class path does',
 
 test('members in any order are one call, and a malformed transport is an error that changes no chain and no counter', (t) => {
   const guard = new RepeatToolGuard({ thresholds: [2, 3] })
-  const observe = (args) => binding.__observeEncoded(memoryOf([guard.__handle(), callBytes(args).length, 0, 0], callBytes(args)), null, null)
+  const observe = (args) => binding.__observeEncoded(bufferOf([guard.__handle(), callBytes(args).length, 0, 0], callBytes(args)), null, null)
   t.is(observe(ab), undefined)
   t.is(observe(ba).count, 2)
   const observed = guard.stats().observed
@@ -649,11 +568,11 @@ test('the plugin reads a boxed string given Object.prototype by its enumerable m
 test('a malformed call of the raw hot path is a clear error, never a crash or a read out of bounds', (t) => {
   const guard = new RepeatToolGuard({})
   const bytes = callBytes(ab)
-  // handle, bytes written, narrow pieces, where the result starts (none), current (Rust's), wide pieces
-  const header = [guard.__handle(), bytes.length, 0, 0, 0, 0]
-  const call = (head, pieces = null, body = bytes, widePieces = null) => binding.__observeEncoded(memoryOf(head, body), pieces, widePieces)
+  // handle, bytes written, narrow pieces, where the result starts (none), wide pieces
+  const header = [guard.__handle(), bytes.length, 0, 0, 0]
+  const call = (head, pieces = null, body = bytes, widePieces = null) => binding.__observeEncoded(bufferOf(head, body), pieces, widePieces)
   t.is(call(header), undefined)
-  const detached = memoryOf(header, bytes)
+  const detached = bufferOf(header, bytes)
   structuredClone(detached, { transfer: [detached] })
   const cases = [
     [() => binding.__observeEncoded(new Float64Array(header), null, null), /expected an ArrayBuffer/],
@@ -665,7 +584,7 @@ test('a malformed call of the raw hot path is a clear error, never a crash or a 
   for (const [index, value, message] of [
     [1, bytes.length + 1, /length out of range/], [1, 1e9, /length out of range/], [1, -1, /length out of range/], [1, 0.5, /length out of range/],
     [1, 3, /malformed agent id/], [1, 5, /malformed tool name/], [1, 10, /malformed argument encoding/],
-    [2, 1, /expected the pieces/], [2, NaN, /piece count out of range/], [5, 1, /expected the pieces/], [5, -1, /wide piece count out of range/],
+    [2, 1, /expected the pieces/], [2, NaN, /piece count out of range/], [4, 1, /expected the pieces/], [4, -1, /wide piece count out of range/],
     [0, 12345, /.+/], [0, NaN, /.+/],
     // Only the guard's own handle finds it: not a number near it, nor one past the range of handles.
     ...[header[0] + 0.5, header[0] + 2 ** 32, -1, 2 ** 52, Infinity].map((handle) => [0, handle, /disposed or belongs to another thread/]),
@@ -687,12 +606,12 @@ test('a malformed call of the raw hot path is a clear error, never a crash or a 
   const pastPieces = callBytes(object(...stringForm('a'), LONG, 1))
   cases.push([() => call([guard.__handle(), pastPieces.length, 1, 0], ['ab'], pastPieces), /malformed argument encoding/])
   const widePieceCall = callBytes(object(...stringForm('a'), LONG_WIDE, 0))
-  const wideHead = [guard.__handle(), widePieceCall.length, 0, 0, 0, 1]
+  const wideHead = [guard.__handle(), widePieceCall.length, 0, 0, 1]
   cases.push([() => call(wideHead, null, widePieceCall, ['ā', 'b']), /not as many as the header says/])
   cases.push([() => call(wideHead, null, widePieceCall, [42]), /.+/])
   // A wide piece's index is not a narrow one's, nor the other way round.
-  cases.push([() => call([guard.__handle(), widePieceCall.length, 1, 0, 0, 0], ['ab'], widePieceCall), /malformed argument encoding/])
-  cases.push([() => call([guard.__handle(), pieceCall.length, 0, 0, 0, 1], null, pieceCall, ['ā']), /malformed argument encoding/])
+  cases.push([() => call([guard.__handle(), widePieceCall.length, 1, 0, 0], ['ab'], widePieceCall), /malformed argument encoding/])
+  cases.push([() => call([guard.__handle(), pieceCall.length, 0, 0, 1], null, pieceCall, ['ā']), /malformed argument encoding/])
   // A result where the guard compares none, or one that starts inside the agent id and tool name.
   const results = new RepeatToolGuard({ sameResultOnly: true })
   cases.push([() => call([guard.__handle(), bytes.length, 0, 12]), /a result without sameResultOnly/])
@@ -701,7 +620,7 @@ test('a malformed call of the raw hot path is a clear error, never a crash or a 
   cases.push([() => call([results.__handle(), bytes.length, 0, bytes.length - 1]), /malformed argument encoding/])
   for (const [run, message] of cases) t.throws(run, { message })
   // A getter among the pieces that detaches the buffer runs before the buffer is read.
-  const memory = memoryOf(head, pieceCall)
+  const memory = bufferOf(head, pieceCall)
   const pieces = []
   Object.defineProperty(pieces, 0, { get: () => (structuredClone(memory, { transfer: [memory] }), 'ab'), enumerable: true })
   t.throws(() => binding.__observeEncoded(memory, pieces, null), { message: /header out of range/ })
@@ -713,5 +632,5 @@ test('a malformed call of the raw hot path is a clear error, never a crash or a 
   // And a wide one, as its code units written in place.
   const wideInPlace = callBytes(object(...stringForm('a'), ...stringForm('xā')))
   t.is(call([reminded.__handle(), wideInPlace.length, 0, 0], null, wideInPlace), undefined)
-  t.is(call([reminded.__handle(), widePieceCall.length, 0, 0, 0, 1], null, widePieceCall, ['xā']).count, 2)
+  t.is(call([reminded.__handle(), widePieceCall.length, 0, 0, 1], null, widePieceCall, ['xā']).count, 2)
 })

@@ -111,7 +111,7 @@ test.serial('a setter on Object.prototype that the reminder\'s fields meet may c
     configurable: true,
     set(value) {
       Object.defineProperty(this, 'tools', { value, writable: true, enumerable: true, configurable: true })
-      // Calls far larger than the call memory kept between calls, so it is made anew.
+      // Calls far larger than the buffer kept between calls, so it is made anew.
       for (let i = 0; i < 3; i++) inner.push(observe('inner', 'grep', { big: 'x'.repeat(1 << 22), i }))
     },
   })

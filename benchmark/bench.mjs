@@ -30,6 +30,9 @@ const cases = [
   // Every call of these differs from the last (as most calls of an agent that is not stuck do).
   { name: '~100 B, each call new', args: SMALL, vary: (args, i) => ({ ...args, limit: i }), rounds: MANY },
   { name: '~10 KB nested, each call new', args: nested(10_000), vary: (args, i) => ({ ...args, query: `search ${i}` }), rounds: MANY },
+  // Two agents in turn (a subagent's calls between its parent's): every call is keyed.
+  { name: '~100 B, each call new, two agents in turn', args: SMALL, vary: (args, i) => ({ ...args, limit: i }), agents: 2, rounds: MANY },
+  { name: '~10 KB nested, each call new, two agents in turn', args: nested(10_000), vary: (args, i) => ({ ...args, query: `search ${i}` }), agents: 2, rounds: MANY },
   { name: '~1 MB string', args: { path: 'out.txt', content: 'x'.repeat(1 << 20) }, rounds: FEW },
   // One code unit past 0xff: V8 keeps the string two bytes a unit, and encode.js looks for such a
   // unit at its ends before it scans the rest (a unit in the middle is the costly place).
@@ -58,7 +61,7 @@ for (const c of cases.filter((c) => !ONLY || ONLY.some((word) => c.name.includes
   const theirs = c.floor ? noop : listenersOf(reference, c.config ?? {})['tools/post-execute']
   // Reminder case: agents cycle so every other call is the 2nd or 3rd of a run (a reminder).
   const agents = Array.from({ length: 4 }, (_, i) => ({ id: `agent-${i}` }))
-  const agent = c.reminder ? (i) => agents[Math.floor(i / 3) % 4] : () => agents[0]
+  const agent = c.reminder ? (i) => agents[Math.floor(i / 3) % 4] : (i) => agents[i % (c.agents ?? 1)]
   const native = []
   const ts = []
   const ratios = []

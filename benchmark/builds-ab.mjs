@@ -21,7 +21,7 @@ const listeners = plugins.map((plugin) => listenersOf(plugin, {})['tools/post-ex
 const ROUNDS = Number(process.env.BUILDS_ROUNDS ?? 21)
 const ONLY = process.env.BUILDS_CASES?.split(',')
 const next = () => Promise.resolve({ kind: 'accept' })
-const agent = { id: 'agent-0' }
+const AGENTS = [{ id: 'agent-0' }, { id: 'agent-1' }]
 
 function deep(levels) {
   let value = { leaf: 1 }
@@ -35,13 +35,17 @@ const cases = [
   // Each call differs from the last, as in bench.mjs.
   { name: '~100 B, each call new', args: SMALL, vary: (args, i) => ({ ...args, limit: i }) },
   { name: '~10 KB nested, each call new', args: nested(10_000), vary: (args, i) => ({ ...args, query: `search ${i}` }) },
+  // Two agents in turn: each call's key is written (the other agent's call comes between its own).
+  { name: '~100 B, each call new, two agents in turn', args: SMALL, vary: (args, i) => ({ ...args, limit: i }), agents: 2 },
+  { name: '~10 KB nested, each call new, two agents in turn', args: nested(10_000), vary: (args, i) => ({ ...args, query: `search ${i}` }), agents: 2 },
+  { name: '~1 MB string, each call new, two agents in turn', args: { path: 'out.txt', content: 'x'.repeat(1 << 20) }, vary: (args, i) => ({ ...args, path: `out-${i}.txt` }), agents: 2 },
   { name: 'deep (1,000 levels)', args: deep(1000) },
   { name: 'wide (10,000 keys)', args: Object.fromEntries(Array.from({ length: 10_000 }, (_, i) => [`key${(i * 7919) % 10_000}`, i])) },
   { name: '~1 MB string', args: { path: 'out.txt', content: 'x'.repeat(1 << 20) } },
   // The same with one code unit past Latin-1 at its end: V8 then keeps it two bytes a unit.
   { name: '~1 MB string, one € at its end', args: { path: 'out.txt', content: 'x'.repeat(1 << 20) + '€' } },
 ]
-for (const { name, args, vary } of cases.filter((c) => !ONLY || ONLY.some((word) => c.name.includes(word)))) {
+for (const { name, args, vary, agents = 1 } of cases.filter((c) => !ONLY || ONLY.some((word) => c.name.includes(word)))) {
   const json = JSON.stringify(args)
   const perRound = callsPerRound(json)
   const times = listeners.map(() => [])
@@ -54,7 +58,9 @@ for (const { name, args, vary } of cases.filter((c) => !ONLY || ONLY.some((word)
       const i = (k + round) % listeners.length
       globalThis.gc?.()
       const start = process.hrtime.bigint()
-      for (const copy of copies[i]) await listeners[i]({ name: 'grep', agent, arguments: copy }, {}, next)
+      for (let c = 0; c < perRound; c++) {
+        await listeners[i]({ name: 'grep', agent: AGENTS[c % agents], arguments: copies[i][c] }, {}, next)
+      }
       ns[i] = Number(process.hrtime.bigint() - start) / perRound
     }
     // Round 0 warms up.

@@ -6,13 +6,13 @@
 // Run as `node instructions.mjs <dir> <calls> [stage]`. The stages, each over fresh frozen copies of
 // the ~100 B arguments whose `limit` counts up (each call new), unless said otherwise:
 // - native (the default): the native hot path alone, one ~100 B call's encoding observed over and
-//   over as the plugin observes it: through __observeMemory, from the binding's call memory, or in
-//   a checkout from before it through __observeEncoded (INSTRUCTIONS_PATH=encoded picks the second
-//   in any). INSTRUCTIONS_CALLS=new makes each call new, encoded each time: the same as `observe`.
+//   over as the plugin observes it, through __observeEncoded (in a checkout that had it,
+//   __observeMemory, from the binding's call memory, unless INSTRUCTIONS_PATH=encoded).
+//   INSTRUCTIONS_CALLS=new makes each call new, encoded each time: the same as `observe`.
 // - floor: a listener that only calls next(), called as bench.mjs calls it;
 // - read: a bare walk that reads every key and value as lib/encode.js does, and writes nothing;
 // - walk: lib/encode.js's walk alone;
-// - observe: the walk and the native call (__observeMemory);
+// - observe: the walk and the native call;
 // - listener: the plugin's tools/post-execute listener, as bench.mjs calls it;
 // - reference: the reference's listener, the same way;
 // - listener-mixed, reference-mixed: each listener first given 2,000 new ~10 KB calls, as bench.mjs
@@ -30,12 +30,12 @@ const [dir, calls, stage = process.env.INSTRUCTIONS_CALLS === 'new' ? 'observe' 
 const glue = existsSync(`${dir}/lib/encode.js`) ? `${dir}/lib` : dir
 const { encode, encoded, useMemory, release } = await import(pathToFileURL(`${glue}/encode.js`).href)
 const binding = createRequire(`${glue}/`)('./native.cjs')
-const inMemory = useMemory !== undefined && process.env.INSTRUCTIONS_PATH !== 'encoded'
+const inMemory = useMemory !== undefined && binding.__callMemory !== undefined && process.env.INSTRUCTIONS_PATH !== 'encoded'
 if (inMemory) useMemory(binding.__callMemory)
 const config = JSON.parse(process.env.INSTRUCTIONS_CONFIG ?? '{}')
 const guard = new binding.RepeatToolGuard(config)
 const handle = guard.__handle()
-const observe = () => (inMemory ? binding.__observeMemory() : binding.__observeEncoded(encoded.memory, encoded.pieces, encoded.widePieces))
+const observe = () => (inMemory ? binding.__observeMemory() : binding.__observeEncoded(encoded.buffer, encoded.pieces, encoded.widePieces))
 
 /** A tools/post-execute listener of the plugin at `url`, installed as bench.mjs installs it. */
 async function listenerOf(url) {

@@ -2,12 +2,12 @@
 // differ from the last one: `npm run profile` (node --expose-gc benchmark/profile.mjs).
 //
 // The JavaScript side is timed here, in interleaved rounds (medians): the plugin's listener, the
-// walk alone (lib/encode.js), the walk with the native call (`__observeMemory`), and a listener
+// walk alone (lib/encode.js), the walk with the native call (`__observeEncoded`), and a listener
 // that only calls next(). The core's stages are timed by the core's own profile test
 // (core/src/profile.rs, built with cargo test --release and run once a round, right after the
 // JavaScript side), over the very transports the walk wrote: the side-by-side read that tells a
 // call from the one before and checks it (core/src/lockstep.rs), the memo and the chain; and
-// what a call that must be keyed adds, its key form written straight from the transport and
+// what a call that must be keyed adds, its key form written from the transport's tape and
 // BLAKE3. The crossing (the Node-API call, the header, the registry, the agent and tool) is what
 // the native call takes beyond the core's `Guard::observe`. Figures to read, never pass/fail.
 import { execFileSync } from 'node:child_process'
@@ -106,7 +106,7 @@ for (const c of cases) {
     },
     native: (args) => {
       if (!encode(args, 'agent-0', 'grep', handle)) throw new Error('not encoded')
-      binding.__observeMemory()
+      binding.__observeEncoded(encoded.buffer, encoded.pieces, encoded.widePieces)
       release()
     },
   }
@@ -148,6 +148,6 @@ for (let i = 0; i < rows[0].stages.length; i++) {
   console.log(`| ${rows[0].stages[i][0]} | ${rows.map((r) => r.stages[i][1].toFixed(0)).join(' | ')} |`)
 }
 console.log(`| through the listener, in all | ${rows.map((r) => r.total.toFixed(0)).join(' | ')} |`)
-console.log(`\nA call the side-by-side read cannot tell (members reordered, say) is keyed too: its key form written straight
-from the transport (core/src/direct.rs) ${rows.map((r) => `${r.keyed[0].toFixed(0)} ns at ${r.name}`).join(', ')}; hashing it
+console.log(`\nA call the side-by-side read cannot tell (members reordered, say) is keyed too: its key form written
+from the transport's tape (core/src/digest.rs) ${rows.map((r) => `${r.keyed[0].toFixed(0)} ns at ${r.name}`).join(', ')}; hashing it
 (BLAKE3, forms over 128 B) ${rows.map((r) => `${r.keyed[1].toFixed(0)} ns`).join(', ')}.`)

@@ -1,6 +1,6 @@
 // How far the JavaScript walk (lib/encode.js) is from a walk that only reads: the ~100 B and ~10 KB
 // calls of bench.mjs that differ from the last one, encoded (as the plugin does before
-// `__observeMemory`), read by a bare `for…in` walk with the same prototype check and no writing,
+// `__observeEncoded`), read by a bare `for…in` walk with the same prototype check and no writing,
 // and printed by `JSON.stringify`; over 64 copies taken in turn (in cache) and over as many fresh
 // ones as a round of bench.mjs (mostly not). Interleaved rounds, medians of ns per call.
 // Run: node --expose-gc benchmark/walk-floor.mjs (WALK_ROUNDS sets the rounds, 15).

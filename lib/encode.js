@@ -22,8 +22,7 @@ const KEEP_BYTES = 1 << 19
 // The buffer starts with a header of numbers that brings Rust everything else it needs: the
 // guard's handle, the bytes written after the header, how many long strings `pieces` and
 // `widePieces` hold, and where among the bytes the tool result starts (for sameResultOnly; 0 when
-// there is none). CURRENT is Rust's: 1 while the buffer is the binding's current call memory
-// (src/memory.rs), which `__observeMemory()` reads unasked.
+// there is none).
 // BEGIN WIRE: generated from src/wire.rs, checked by its test
 // The transport's tags (core/src/transport.rs).
 const NULL = 0
@@ -45,9 +44,8 @@ const HANDLE = 0
 const LENGTH = 1
 const PIECES = 2
 const RESULT_START = 3
-const CURRENT = 4
-const WIDE_PIECES = 5
-export const HEADER = 6
+const WIDE_PIECES = 4
+export const HEADER = 5
 // END WIRE
 
 const objectPrototype = Object.prototype
@@ -65,7 +63,7 @@ function prototypeUnchanged() {
  * The last encoding, valid until the next call: the buffer, its header and bytes, and the long
  * strings, those whose every code unit fits in a byte (`pieces`) and the others (`widePieces`).
  */
-export const encoded = { memory: null, header: null, bytes: null, pieces: null, widePieces: null }
+export const encoded = { buffer: null, header: null, bytes: null, pieces: null, widePieces: null }
 
 // The views being written (also in `encoded`) and the long strings met. The write position is
 // passed along and returned (a local, not a module binding: faster), -1 when the value must take
@@ -126,45 +124,27 @@ const MAX_SNAPSHOT = 1 << 16
 // compare (it hashes them whole).
 const LOOKUP_LENGTH = 1 << 18
 
-// Makes a buffer of the given size in the binding's call memory (`useMemory`); undefined: none.
-let callMemory = () => undefined
 // Whether long strings are written into the buffer too, instead of passed in `pieces`.
 let inlineLongStrings = false
 
 /**
- * Has `create(byteLength)` (the binding's `__callMemory`) make the buffers from now on, where it
- * returns one: memory the binding reads without being handed it (`inMemory`). With
- * `inlineStrings`, long strings are written into the buffer like short ones: for the WASI build,
- * whose Node-API copies a string handed over one code unit at a time, about ten times slower than
- * the walk writes it.
+ * With `on`, long strings are written into the buffer like short ones: for the WASI build, whose
+ * Node-API copies a string handed over one code unit at a time, about ten times slower than the
+ * walk writes it.
  */
-export function useMemory(create, { inlineStrings = false } = {}) {
-  callMemory = create
-  inlineLongStrings = inlineStrings
-  prefixAgentId = prefixTool = null
-  allocate(INITIAL_BYTES)
-}
-
-/** Whether the last encoding lies in the binding's current call memory, with no pieces: `__observeMemory()` reads it. */
-export function inMemory() {
-  return header[CURRENT] === 1 && encoded.pieces === null && encoded.widePieces === null
+export function writeLongStringsInline(on) {
+  inlineLongStrings = on
 }
 
 /** Puts the views in one new buffer with room for `capacity` bytes, keeping what is written. */
 function allocate(capacity, kept = 0) {
-  let memory
-  try {
-    memory = callMemory(HEADER * 8 + capacity)
-  } catch {
-    // The binding could not: a buffer of our own serves as well, handed over with each call.
-  }
-  memory ??= new ArrayBuffer(HEADER * 8 + capacity)
-  const nextBytes = new Uint8Array(memory, HEADER * 8, capacity)
+  const buffer = new ArrayBuffer(HEADER * 8 + capacity)
+  const nextBytes = new Uint8Array(buffer, HEADER * 8, capacity)
   if (bytes !== undefined) nextBytes.set(bytes.subarray(0, kept))
-  header = encoded.header = new Float64Array(memory, 0, HEADER)
+  header = encoded.header = new Float64Array(buffer, 0, HEADER)
   bytes = encoded.bytes = nextBytes
-  view = new DataView(memory, HEADER * 8, capacity)
-  encoded.memory = memory
+  view = new DataView(buffer, HEADER * 8, capacity)
+  encoded.buffer = buffer
 }
 allocate(INITIAL_BYTES)
 

@@ -37,17 +37,23 @@ thread_local! {
     static READING: Cell<u32> = const { Cell::new(0) };
 }
 
+/// Reads nested deeper than this (a `toJSON` that reads its own object again, and again) end
+/// in a `RangeError`, well before the stack would: how a stack overflow unwinds through
+/// Node-API differs between builds (on the WASI build, emnapi may find its handle scopes
+/// unbalanced and throw its own error instead).
+const MAX_NESTED_READS: u32 = 100;
+
 /// Counts one read for as long as it lives.
 struct Reading;
 
 impl Reading {
-    /// Starts a read; true when no other read is under way.
-    fn start() -> (Self, bool) {
+    /// Starts a read; its depth, 1 when no other read is under way.
+    fn start() -> (Self, u32) {
         let depth = READING.with(|r| {
             r.set(r.get().saturating_add(1));
             r.get()
         });
-        (Reading, depth == 1)
+        (Reading, depth)
     }
 }
 
@@ -64,7 +70,14 @@ pub fn read(js: &mut Js, value: napi_value) -> Result<ArgumentsText> {
     // A read inside a read (a toJSON canonicalizing again) never falls back to the deep walk:
     // that would call the same toJSON again and again. Its stack overflow goes to the caller,
     // as JSON.stringify's does.
-    let (_reading, outermost) = Reading::start();
+    let (_reading, depth) = Reading::start();
+    if depth > MAX_NESTED_READS {
+        return Err(js.throw(
+            ErrorClass::RangeError,
+            &format!("repeat-tool-guard: arguments read again from within their own reading, more than {MAX_NESTED_READS} deep (a toJSON that canonicalizes its own object?)"),
+        ));
+    }
+    let outermost = depth == 1;
     let json = js.named(js.global()?, c"JSON")?;
     let stringify = js.named(json, c"stringify")?;
     let text = match js.call(stringify, json, &[value]) {

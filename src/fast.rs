@@ -1,7 +1,7 @@
-//! The plugin's hot path, `__observeEncoded(memory, pieces, widePieces)`: a
+//! The plugin's hot path, `__observeEncoded(buffer, pieces, widePieces)`: a
 //! raw Node-API function, because napi-rs' argument conversions and class
 //! unwrapping cost more than the rest of a small call. `encode.js` writes a
-//! call into one `ArrayBuffer`, `memory`: a header of [`HEADER`] `f64`s (the
+//! call into one `ArrayBuffer`, `buffer`: a header of [`HEADER`] `f64`s (the
 //! guard's handle, the bytes written, the number of pieces of each kind, where
 //! the result starts), then bytes in the transport's encoding
 //! (`core/src/transport.rs`): the agent id, the tool name, the arguments as
@@ -12,9 +12,7 @@
 //! `widePieces` (read as UTF-16), before the buffer is borrowed. The core
 //! checks every byte and canonicalizes the value before it counts the call.
 //! It returns the reminder, or `undefined`.
-//! `__observeMemory()` does the same for a call without pieces written into
-//! the thread's call memory (`crate::memory`), which it finds without asking
-//! Node-API. `__observeAgain(handle)` counts a call whose arguments the
+//! `__observeAgain(handle)` counts a call whose arguments the
 //! plugin found equal to the last call's (same agent and tool), from what the
 //! guard kept of that call. When there is no reminder, each returns `null` if
 //! the call repeated its agent's last one, else `undefined` (the plugin looks
@@ -32,11 +30,11 @@ use repeat_tool_guard_core::{Arguments, Call, CanonicalError, Pieces};
 
 use crate::js::{answer, ErrorClass, Js};
 use crate::prefix::Prefix;
+use crate::registry;
 use crate::reminder::Reminder;
 use crate::wire::{
     malformed, out_of_range, whole, HANDLE, HEADER, LENGTH, PIECES, RESULT_START, WIDE_PIECES,
 };
-use crate::{memory, registry};
 
 /// The long strings of the last call with pieces, kept to reuse their allocation.
 #[derive(Default)]
@@ -57,13 +55,10 @@ thread_local! {
 /// Keeping a big one spares every large call fresh pages.
 const KEEP_BYTES: usize = 1 << 23;
 
-/// Exports the raw functions, `__observeEncoded`, `__observeMemory` and
-/// `__callMemory` (`crate::memory`), on the module's `exports`.
+/// Exports the raw functions, `__observeEncoded` and `__observeAgain`, on the module's `exports`.
 pub fn register(exports: &mut Object) -> Result<()> {
     exports.create_c_named_method(c"__observeEncoded", observe_encoded)?;
-    exports.create_c_named_method(c"__observeMemory", observe_memory)?;
-    exports.create_c_named_method(c"__observeAgain", observe_again)?;
-    exports.create_c_named_method(c"__callMemory", memory::create)
+    exports.create_c_named_method(c"__observeAgain", observe_again)
 }
 
 pub unsafe extern "C" fn observe_encoded(env: napi_env, info: napi_callback_info) -> napi_value {
@@ -173,8 +168,8 @@ fn strings<'a, T>(units: &'a [T], ends: &[usize]) -> Vec<&'a [T]> {
 const BYTES: usize = HEADER * size_of::<f64>();
 
 fn observe(js: &mut Js, info: napi_callback_info) -> Result<napi_value> {
-    let [memory, narrow, wide] = js.args::<3>(info, "__observeEncoded takes 3 arguments")?;
-    let buffer = js.array_buffer(memory)?;
+    let [handed, narrow, wide] = js.args::<3>(info, "__observeEncoded takes 3 arguments")?;
+    let buffer = js.array_buffer(handed)?;
     let header = header_of(buffer)?;
     let counts = [
         whole(header[PIECES], "piece count")?,
@@ -188,7 +183,7 @@ fn observe(js: &mut Js, info: napi_callback_info) -> Result<napi_value> {
         let mut read = read.try_borrow_mut().map_err(|_| busy())?;
         read.read(js, (narrow, wide), counts)?;
         // Reading them may have run JavaScript: find the buffer again.
-        let buffer = js.array_buffer(memory)?;
+        let buffer = js.array_buffer(handed)?;
         let header = header_of(buffer)?;
         let narrow = strings(&read.narrow, &read.narrow_ends);
         let wide = strings(&read.wide, &read.wide_ends);
@@ -201,26 +196,6 @@ fn observe(js: &mut Js, info: napi_callback_info) -> Result<napi_value> {
         outcome
     })?;
     outcome.answer(js)
-}
-
-/// `__observeMemory()`: [`observe_encoded`] for a call without pieces that
-/// lies in the thread's current call memory (`crate::memory`).
-pub unsafe extern "C" fn observe_memory(env: napi_env, _info: napi_callback_info) -> napi_value {
-    // SAFETY: `env` is what Node-API called `__observeMemory` with; `js`, a local, and the call
-    // memory's bytes borrowed from it end when this returns.
-    let mut js = unsafe { Js::from_callback(env) };
-    let outcome = memory::with_current(|memory| {
-        let header = memory.header().ok_or_else(|| out_of_range("header"))?;
-        observe_call(&js, memory.bytes(&js), header, Pieces::NONE)
-    });
-    let observed = match outcome {
-        Some(outcome) => outcome.and_then(|outcome| outcome.answer(&mut js)),
-        None => Err(Error::new(
-            Status::GenericFailure,
-            "repeat-tool-guard: no call memory".to_owned(),
-        )),
-    };
-    answer(&js, observed)
 }
 
 /// Observes the call in `buffer` (`header` read from it) with its `pieces`

@@ -10,7 +10,7 @@
 //! safe, so an `Env` proves nothing); calls that may run JavaScript (a getter,
 //! a proxy trap, a function, a setter that making an object's fields may meet)
 //! take it `&mut`, so bytes borrowed from JavaScript memory
-//! ([`Js::array_buffer`], `crate::memory`) cannot outlive into one.
+//! ([`Js::array_buffer`]) cannot outlive into one.
 
 use std::marker::PhantomData;
 use std::ptr;
@@ -68,11 +68,6 @@ impl<'env> Js<'env> {
             env: env.raw(),
             call: PhantomData,
         }
-    }
-
-    /// The raw env, for a Node-API call this module does not make.
-    pub fn raw(&self) -> napi_env {
-        self.env
     }
 
     /// `value` made a JavaScript value by napi-rs in this env. `&mut`: an object's fields are set
@@ -242,7 +237,7 @@ impl Js<'_> {
             return Ok(&[]);
         }
         // SAFETY: Node-API says `length` bytes lie at `data` (not null for a buffer with bytes),
-        // allocated by V8 or by `crate::memory`, and any byte is a `u8`. They stay there, and no
+        // allocated by V8, and any byte is a `u8`. They stay there, and no
         // Rust code writes them, for as long as `self` is borrowed shared: only JavaScript could
         // detach the buffer or write it, and running JavaScript takes `&mut self`.
         Ok(unsafe { std::slice::from_raw_parts(data.cast_const().cast::<u8>(), length) })

@@ -8,7 +8,6 @@ mod error;
 mod fast;
 mod js;
 mod kind;
-mod memory;
 mod prefix;
 mod registry;
 mod reminder;

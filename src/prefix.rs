@@ -1,7 +1,7 @@
 //! The agent id and tool name the hot path's last call started with.
 
 use napi::Result;
-use repeat_tool_guard_core::{bytes_equal, read_string};
+use repeat_tool_guard_core::read_string;
 
 use crate::wire::malformed;
 
@@ -23,9 +23,7 @@ impl Prefix {
     pub(crate) fn read(&mut self, bytes: &[u8]) -> Result<(&[u16], &[u16], usize)> {
         let known = &self.form[..];
         // Strings are prefix-free: bytes that start with two whole strings' forms hold those strings.
-        let starts_with_known = bytes
-            .get(..known.len())
-            .is_some_and(|head| bytes_equal(head, known));
+        let starts_with_known = bytes.get(..known.len()).is_some_and(|head| head == known);
         if known.is_empty() || !starts_with_known {
             self.parse(bytes)?;
         }

@@ -1,4 +1,4 @@
-//! The call memory's layout, shared with `lib/encode.js`, which writes it: a
+//! The layout of the buffer `lib/encode.js` writes a call into: a
 //! header of [`HEADER`] `f64`s, then the bytes: the agent id and the tool
 //! name as transport strings, the arguments, and with `sameResultOnly` the
 //! tool result (`repeat_tool_guard_core::transport_tag`'s encoding).
@@ -16,12 +16,10 @@ pub(crate) const LENGTH: usize = 1;
 pub(crate) const PIECES: usize = 2;
 /// Header slot: where among the bytes the tool result starts (0: none).
 pub(crate) const RESULT_START: usize = 3;
-/// Header slot, written by Rust: 1 while the buffer is the thread's current call memory.
-pub(crate) const CURRENT: usize = 4;
 /// Header slot: how many wide long strings the call's wide pieces hold.
-pub(crate) const WIDE_PIECES: usize = 5;
+pub(crate) const WIDE_PIECES: usize = 4;
 /// The header's length, in `f64`s.
-pub(crate) const HEADER: usize = 6;
+pub(crate) const HEADER: usize = 5;
 
 use napi::{Error, Result, Status};
 
@@ -81,7 +79,6 @@ mod tests {
             ("LENGTH", LENGTH),
             ("PIECES", PIECES),
             ("RESULT_START", RESULT_START),
-            ("CURRENT", CURRENT),
             ("WIDE_PIECES", WIDE_PIECES),
         ];
         let mut out = String::from("// The transport's tags (core/src/transport.rs).\n");

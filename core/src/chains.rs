@@ -6,7 +6,6 @@ use std::collections::HashMap;
 
 use rustc_hash::FxBuildHasher;
 
-use crate::compare::units_equal;
 use crate::cycles::{CycleConfig, CycleHit, CycleTracker};
 use crate::key::{CallKey, KeyForm};
 use crate::progress::{CallDigest, Recent, WindowConfig};
@@ -126,7 +125,7 @@ impl Chains {
     /// agent is not the one that called last, or its chain was dropped since.
     pub(crate) fn advance_known(&mut self, agent: &[u16], same: bool) -> Option<u64> {
         let chain = match &mut self.last {
-            Some((id, chain)) if chain.run > 0 && units_equal(id, agent) => chain,
+            Some((id, chain)) if chain.run > 0 && id == agent => chain,
             _ => return None,
         };
         if same {
@@ -155,7 +154,7 @@ impl Chains {
     /// The agent's chain, if it has one (without making it the last).
     fn find(&self, agent: &[u16]) -> Option<&Chain> {
         match &self.last {
-            Some((id, chain)) if units_equal(id, agent) => Some(chain),
+            Some((id, chain)) if id == agent => Some(chain),
             _ => self.by_agent.get(agent),
         }
     }
@@ -163,7 +162,7 @@ impl Chains {
     /// [`Chains::find`], to change the chain.
     fn find_mut(&mut self, agent: &[u16]) -> Option<&mut Chain> {
         match &mut self.last {
-            Some((id, chain)) if units_equal(id, agent) => Some(chain),
+            Some((id, chain)) if id == agent => Some(chain),
             _ => self.by_agent.get_mut(agent),
         }
     }
@@ -171,7 +170,7 @@ impl Chains {
     /// The agent's chain, made the last one (a new agent's with a run of 0).
     /// The chain it replaces as the last goes back into the map.
     fn chain_of(&mut self, agent: &[u16]) -> &mut Chain {
-        let is_last = matches!(&self.last, Some((id, _)) if units_equal(id, agent));
+        let is_last = matches!(&self.last, Some((id, _)) if id == agent);
         if !is_last {
             let found = self.by_agent.remove_entry(agent);
             let entry = found.unwrap_or_else(|| (agent.to_vec(), Chain::new()));

@@ -1,6 +1,5 @@
-//! A call's key: the digester (`digester`) writes its key form (see `form`),
-//! straight from a transport's bytes (`direct`) where it can, else from the
-//! canonical walk of any arguments, and hashes it when it is longer than
+//! A call's key: the digester (`digester`) writes its key form (see `form`)
+//! from the canonical walk of any arguments, and hashes it when it is longer than
 //! [`INLINE`](crate::key::INLINE). What is kept or hashed is not the canonical text
 //! but the key form of the same canonical value (members sorted and
 //! deduplicated exactly as for the text): a type tag per value, lengths before
@@ -11,7 +10,6 @@
 //! (`memo`) instead.
 
 use crate::digester::Digester;
-use crate::direct;
 use crate::error::CanonicalError;
 use crate::ignore::{KeyPath, Without};
 use crate::key::{CallKey, KeyForm};
@@ -38,20 +36,7 @@ pub(crate) fn digest_form<'s>(
 ) -> Result<KeyForm<'s>, CanonicalError> {
     let mut block = std::mem::take(&mut scratch.block);
     let mut digester = Digester::new(&mut block, tool);
-    // Most calls: written straight from the bytes, unless they need the tape.
-    let written = match arguments {
-        Arguments::Transport { bytes, pieces } if ignored.is_empty() => {
-            let written = direct::write(bytes, pieces, &mut digester, &mut scratch.direct);
-            if written.is_none() {
-                digester.restart(tool);
-            }
-            written.is_some()
-        }
-        _ => false,
-    };
-    let visited = if written {
-        Ok(())
-    } else if ignored.is_empty() {
+    let visited = if ignored.is_empty() {
         visit(arguments, scratch, &mut digester)
     } else {
         visit(

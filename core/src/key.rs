@@ -4,8 +4,6 @@
 //! not grow with the arguments while detection still covers every byte of
 //! them: two different calls share a key only through a BLAKE3 collision.
 
-use crate::compare::bytes_equal;
-
 /// Binary forms up to this many bytes are the key themselves.
 pub const INLINE: usize = 128;
 
@@ -51,7 +49,7 @@ impl CallKey {
             && self
                 .bytes
                 .get(..bytes.len())
-                .is_some_and(|held| bytes_equal(held, bytes))
+                .is_some_and(|held| held == bytes)
     }
 
     /// Makes this the key `form` stands for, in place.

@@ -102,23 +102,6 @@ impl Key<'_> {
     }
 }
 
-/// [`Key::order_key`] for keys that are all narrow, as an object's keys are
-/// in the direct writer (`direct`): one byte a code unit leaves room for seven
-/// of them, so fewer comparisons need the keys themselves. Compares only with
-/// other keys' of this function.
-pub(crate) fn narrow_order_key(bytes: &[u8]) -> u64 {
-    if bytes.first().is_some_and(u8::is_ascii_digit) {
-        if let Some(index) = Key::Narrow(bytes).array_index() {
-            return u64::from(index);
-        }
-    }
-    let mut head = [0u8; 8];
-    for (slot, &byte) in head.iter_mut().skip(1).zip(bytes) {
-        *slot = byte;
-    }
-    (1 << 63) | (u64::from_be_bytes(head) << 7)
-}
-
 /// Canonical decimal digits without a leading zero, at most 4294967294.
 fn array_index(units: impl ExactSizeIterator<Item = u16>) -> Option<u32> {
     let len = units.len();
@@ -134,47 +117,4 @@ fn array_index(units: impl ExactSizeIterator<Item = u16>) -> Option<u32> {
         value = value * 10 + u64::from(digit);
     }
     u32::try_from(value).ok().filter(|&v| v != u32::MAX)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn narrow_order_keys_order_as_order_keys_do() {
-        let keys: [&[u8]; 18] = [
-            b"",
-            b"0",
-            b"9",
-            b"10",
-            b"01",
-            b"1a",
-            b"4294967294",
-            b"4294967295",
-            b"a",
-            b"ab",
-            b"ab\0",
-            b"abcdefg",
-            b"abcdefgh",
-            b"abcdefgi",
-            b"pattern",
-            b"path",
-            b"\xe9",
-            b"\xff",
-        ];
-        let canonical = |a: &[u8], b: &[u8]| {
-            let (a, b) = (Key::Narrow(a), Key::Narrow(b));
-            a.order_key()
-                .cmp(&b.order_key())
-                .then_with(|| a.cmp_utf16(&b))
-        };
-        for a in keys {
-            for b in keys {
-                let narrow = narrow_order_key(a)
-                    .cmp(&narrow_order_key(b))
-                    .then_with(|| Key::Narrow(a).cmp_utf16(&Key::Narrow(b)));
-                assert_eq!(narrow, canonical(a, b), "{a:?} against {b:?}");
-            }
-        }
-    }
 }

@@ -2,20 +2,18 @@
 //!
 //! The modules, bottom up; each uses only modules listed before it.
 //!
-//! - The value vocabulary: `error` (what can go wrong), `compare` (short
-//!   byte and code-unit strings compared a word at a time), `number`
+//! - The value vocabulary: `error` (what can go wrong), `number`
 //!   (JavaScript's `Number::toString`), `key_order` (canonical key order),
 //!   `value` (the [`Arguments`] of a call and the `Visitor` a walk in
 //!   canonical order calls), `form` (the key form's tags, strings and lengths),
 //!   `patterns` (tool-name patterns).
 //! - `tape`: a value as one flat list of tokens, walked in canonical order
-//!   with the canonical rules, which `direct` and `lockstep` apply again to
+//!   with the canonical rules, which `lockstep` applies again to
 //!   the transport (the golden vectors and the fuzz targets hold them equal).
 //! - Readers onto the tape: `json` (JSON text), `transport` (what the
 //!   plugin's JavaScript writes, checked in full).
 //! - The key form's writers: `key` (the chain key: a short form, or a
-//!   digest), `digester` (the key form written, and hashed when long),
-//!   `direct` (a transport's key form written from its bytes, no tape).
+//!   digest), `digester` (the key form written, and hashed when long).
 //! - `read` (any [`Arguments`] walked; the reused buffers), `ignore` (key
 //!   paths left out of a walk, by a visitor in between), then `canonical`
 //!   (the canonical text) and `digest` (a call's key, either way).
@@ -32,12 +30,10 @@
 
 mod canonical;
 mod chains;
-mod compare;
 mod config;
 mod cycles;
 mod digest;
 mod digester;
-mod direct;
 mod error;
 mod form;
 mod guard;
@@ -65,7 +61,6 @@ mod value;
 
 // What the binding, the integration tests and the fuzz targets use.
 pub use canonical::{canonicalize_json, write_string_literal, Sink};
-pub use compare::bytes_equal;
 pub use config::{GuardConfig, RawValue, SHOWN_ITEMS};
 pub use digest::call_key;
 pub use error::{CanonicalError, ConfigError, Hint};

@@ -21,7 +21,6 @@
 //! is well formed. Every read is checked, and anything unexpected is "not
 //! certain".
 
-use crate::compare::bytes_equal;
 use crate::form::string_span;
 use crate::tape::Open;
 use crate::transport::tag::{ABSENT, ARRAY, END, FALSE, NARROW, NULL, NUMBER, OBJECT, TRUE, WIDE};
@@ -215,7 +214,7 @@ fn met_again(bytes: &[u8], mut at: usize, end: usize, (wide, name): (bool, &[u8]
             return true;
         };
         let other = bytes.get(start..key_end).unwrap_or_default();
-        if other_wide == wide && bytes_equal(other, name) {
+        if other_wide == wide && other == name {
             return true;
         }
         let Some(next) = value_end(bytes, key_end) else {

@@ -12,7 +12,6 @@
 //! (`Memo::settle`), and an agent making new call after new call has none
 //! written at all.
 
-use crate::compare::units_equal;
 use crate::digest::digest_form;
 use crate::error::CanonicalError;
 use crate::ignore::KeyPath;
@@ -107,14 +106,14 @@ impl Memo {
     ) -> Option<bool> {
         if self.state == State::Empty
             || !self.agent_kept
-            || !units_equal(&self.agent, agent)
+            || *self.agent != *agent
             || size(bytes, pieces) > MAX_BYTES
         {
             return None;
         }
         let no_pieces = pieces.narrow.is_empty() && pieces.wide.is_empty();
         let kept_pieces = !self.narrow.ends.is_empty() || !self.wide.ends.is_empty();
-        let same_tool = units_equal(&self.tool, tool);
+        let same_tool = *self.tool == *tool;
         if same_tool && no_pieces && !kept_pieces {
             return match lockstep::compare(&self.bytes, bytes, &mut scratch.open) {
                 Verdict::Same => Some(true),
@@ -137,7 +136,7 @@ impl Memo {
     /// from the one kept ([`Memo::compare`]) and was counted for the same
     /// agent, without its key.
     pub(crate) fn keep_pending(&mut self, tool: &[u16], bytes: &[u8], pieces: Pieces<'_>) {
-        if !units_equal(&self.tool, tool) {
+        if *self.tool != *tool {
             refill(&mut self.tool, [tool]);
         }
         refill(&mut self.bytes, [bytes]);

@@ -6,7 +6,7 @@
 use crate::error::CanonicalError;
 use crate::tape::{Frame, Member, Open, Tape, Token};
 use crate::value::{Arguments, Pieces, Scalar, Str, Visitor};
-use crate::{direct, json, transport};
+use crate::{json, transport};
 
 /// Buffers reused from call to call, so a small call allocates nothing.
 #[derive(Debug, Default)]
@@ -17,11 +17,8 @@ pub struct Scratch {
     members: Vec<Member>,
     /// Escaped JSON keys and wide transport keys, decoded to UTF-16, back to back.
     decoded: Vec<u16>,
-    /// The digest's input block: zeroed as it grows (to 32 KB at most), then
-    /// kept whole, not trimmed, so a call writes into it without zeroing.
+    /// The key form being written (see `digester`): at most three blocks of 16 KB, kept.
     pub(crate) block: Vec<u8>,
-    /// The direct writer's (`direct`).
-    pub(crate) direct: direct::Buffers,
 }
 
 /// Buffers larger than this are given back after a call.
@@ -41,7 +38,6 @@ impl Scratch {
         trim(&mut self.frames);
         trim(&mut self.members);
         trim(&mut self.decoded);
-        self.direct.trim(KEEP);
     }
 }
 

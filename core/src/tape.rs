@@ -364,7 +364,7 @@ enum KeyAt {
 /// in fewer steps than the standard sort's set-up takes.
 const FEW_MEMBERS: usize = 16;
 
-/// Sorts `members` stably by `order` (the tape's members, or the direct writer's).
+/// Sorts `members` stably by `order`.
 pub(crate) fn sort_members<T: Copy>(members: &mut [T], mut order: impl FnMut(&T, &T) -> Ordering) {
     if members.len() > FEW_MEMBERS {
         members.sort_by(order);

@@ -19,7 +19,7 @@
 //! A key is a string ([`tag::NARROW`], [`tag::WIDE`], [`tag::LONG`] or [`tag::LONG_WIDE`]). The
 //! whole value is a value other than [`tag::ABSENT`], with nothing after it. A container's size
 //! ([`SIZE_BYTES`] bytes, little-endian) counts the bytes after it, [`tag::END`] included: a reader
-//! can step over a member without reading it (`direct`), and every reader checks it.
+//! can step over a member without reading it (`lockstep`), and every reader checks it.
 
 use crate::error::CanonicalError;
 use crate::form::{read_len, string_span};

@@ -159,7 +159,7 @@ test.serial('very long strings in a stuck agent\'s calls are compared exactly: o
   const config = { thresholds: [6, 9], argumentsPreviewChars: 40 }
   const listener = listenersOf(plugin, config)['tools/post-execute']
   const classPath = new RepeatToolGuard(config)
-  // Past the length from which the snapshot keeps a string as a key (lib/encode.js LOOKUP_LENGTH).
+  // Long strings, compared whole by the snapshot.
   const long = (unit) => unit.repeat(300_000)
   const changed = (text, at, unit) => text.slice(0, at) + unit + text.slice(at + 1)
   const [x, y] = [long('x'), long('y')]

@@ -104,9 +104,8 @@ const memberSlot = (depth) => (depth << 4) & (SLOTS / 2 - 1)
 const elementSlot = (depth) => ((depth << 4) & (SLOTS / 2 - 1)) | (SLOTS / 2)
 
 // The last value encoded, when `encode` was asked to keep it, as it was read: one flat list, in the
-// order the walk meets them, of its scalars (a very long string as the key of an object of its
-// own, see LOOKUP_LENGTH), and for each array ARRAY and its length, for each object OBJECT and its
-// member count, then its keys each before its value. With the agent id, tool
+// order the walk meets them, of its scalars, and for each array ARRAY and its length, for each
+// object OBJECT and its member count, then its keys each before its value. With the agent id, tool
 // name and guard handle it was written for. null: none. `repeats` compares a value with it.
 let snapshot = null
 let snapshotAgentId = null
@@ -117,12 +116,6 @@ const ARRAY_MARK = Symbol('array')
 const OBJECT_MARK = Symbol('object')
 // Values with more scalars, keys and containers than this are not kept.
 const MAX_SNAPSHOT = 1 << 16
-// A string this long is kept in a snapshot as the one key of a null-prototype object, and a new
-// string is compared with it by looking the new one up there: V8 then compares the two with
-// memcmp, where `===` compares them a word at a time (about a third slower at ~1 MB on Nodes 22
-// to 26, `benchmark/long-string-floor.mjs`). Shorter strings cost V8 more to look up than to
-// compare (it hashes them whole).
-const LOOKUP_LENGTH = 1 << 18
 
 // Whether long strings are written into the buffer too, instead of passed in `pieces`.
 let inlineLongStrings = false
@@ -557,13 +550,7 @@ export function encode(value, agentId = '', tool = '', handle = 0, withResult = 
 function flatten(value, flat, depth) {
   if (flat.length > MAX_SNAPSHOT) return false
   if (typeof value !== 'object' || value === null) {
-    if (typeof value === 'string' && value.length >= LOOKUP_LENGTH) {
-      const keyed = Object.create(null)
-      keyed[value] = true
-      flat.push(keyed)
-    } else {
-      flat.push(value)
-    }
+    flat.push(value)
     return true
   }
   if (Array.isArray(value)) {
@@ -643,14 +630,9 @@ function matches(value, at, depth) {
   return members === count ? at : -1
 }
 
-/**
- * Whether two scalars are written alike: numbers by `Object.is` (`-0` is not `0` in the bytes), a
- * long string by a lookup where the snapshot keeps it as a key (see LOOKUP_LENGTH).
- */
+/** Whether two scalars are written alike: numbers by `Object.is` (`-0` is not `0` in the bytes). */
 function same(value, kept) {
-  if (typeof value === 'number') return Object.is(value, kept)
-  if (typeof kept === 'object' && kept !== null) return typeof value === 'string' && kept[value] === true
-  return value === kept
+  return typeof value === 'number' ? Object.is(value, kept) : value === kept
 }
 
 /** Lets go of the last encoding's strings and drops an oversized buffer once Rust has read it. */

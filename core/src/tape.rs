@@ -289,7 +289,7 @@ impl<'a> Tape<'a> {
         // compares every two members that end up side by side, so if it met no equal pair, no
         // key is there twice.
         let mut twice = false;
-        sort_members(slice, |a, b| {
+        slice.sort_by(|a, b| {
             let ordering = order(a, b);
             twice |= ordering == Ordering::Equal;
             ordering
@@ -358,35 +358,6 @@ enum KeyAt {
     Narrow { start: usize, end: usize },
     Decoded { start: usize, end: usize },
     Piece { index: usize, wide: bool },
-}
-
-/// Most objects have this few members or fewer: an insertion sort orders them
-/// in fewer steps than the standard sort's set-up takes.
-const FEW_MEMBERS: usize = 16;
-
-/// Sorts `members` stably by `order`.
-pub(crate) fn sort_members<T: Copy>(members: &mut [T], mut order: impl FnMut(&T, &T) -> Ordering) {
-    if members.len() > FEW_MEMBERS {
-        members.sort_by(order);
-        return;
-    }
-    for i in 1..members.len() {
-        let Some(&member) = members.get(i) else { break };
-        let mut j = i;
-        while let Some(before) = j.checked_sub(1).and_then(|k| members.get(k)) {
-            if order(&member, before) != Ordering::Less {
-                break;
-            }
-            let before = *before;
-            if let Some(slot) = members.get_mut(j) {
-                *slot = before;
-            }
-            j -= 1;
-        }
-        if let Some(slot) = members.get_mut(j) {
-            *slot = member;
-        }
-    }
 }
 
 /// Tape index just past the subtree that starts at `index`.

@@ -5,7 +5,7 @@ import { createRequire } from 'node:module'
 import Schema from '@deepseek-ai/schemastery'
 import { createUserMessage } from '@deepseek-ai/dsh-llm'
 
-import { encode, encoded, release, repeats, writeLongStringsInline } from './lib/encode.js'
+import { encode, transport, release, repeats, writeLongStringsInline } from './lib/encode.js'
 import { RepeatToolGuard, canonicalize, nativeOf } from './lib/guard.js'
 import { callsSinceLastPrompt, responseOf } from './lib/history.js'
 import { KNOWN_KEYS, OPTION_SCHEMA, unknownKeys } from './lib/options.js'
@@ -122,7 +122,7 @@ export function apply(ctx, config) {
         return takesResults ? guard.observe(id, tool, exec.arguments, result) : guard.observe(id, tool, exec.arguments)
       }
       try {
-        const observed = observeEncoded(encoded.buffer, encoded.pieces, encoded.widePieces)
+        const observed = observeEncoded(transport.buffer, transport.pieces, transport.widePieces)
         repeated = observed === null
         return observed
       } finally {

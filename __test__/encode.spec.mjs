@@ -8,7 +8,7 @@ import { createRequire } from 'node:module'
 import * as reference from '@deepseek-ai/dsh-repeat-tool-reminder'
 import * as plugin from '../index.js'
 import { canonicalize } from '../index.js'
-import { HEADER, encode, encoded, release } from '../lib/encode.js'
+import { HEADER, encode, transport, release } from '../lib/encode.js'
 import { listenersOf } from './support/listeners.mjs'
 import { randomJson, rng } from './oracle.mjs'
 
@@ -164,7 +164,7 @@ walkOnly('the JavaScript walk writes every value as it stands, members in their 
   for (let i = 0; i < 3000; i++) {
     const value = randomValue(next)
     t.true(encode(value, 'agent', 'tool'))
-    const { agent, tool, text } = readTransport(encoded)
+    const { agent, tool, text } = readTransport(transport)
     t.deepEqual({ agent, tool, text }, { agent: 'agent', tool: 'tool', text: JSON.stringify(value) })
     release()
   }
@@ -179,7 +179,7 @@ walkOnly('strings met again at the same place, the empty string among them, are 
       let value = { [text]: text, list: [text, '', text], '': [''] }
       for (let depth = 0; depth < 40; depth++) value = depth % 3 === round % 3 ? { [text]: value } : [value, text]
       t.true(encode(value, 'agent', 'tool'))
-      t.is(readTransport(encoded).text, JSON.stringify(value), `round ${round}, string ${i}`)
+      t.is(readTransport(transport).text, JSON.stringify(value), `round ${round}, string ${i}`)
       release()
     }
   }
@@ -188,7 +188,7 @@ walkOnly('strings met again at the same place, the empty string among them, are 
 walkOnly('the JavaScript walk applies no canonical rule: Rust gets -0, NaN, values without JSON form and keys unsorted', (t) => {
   const value = { b: -0, a: [NaN, undefined, () => 1], 10: Infinity, 9: Symbol('s'), c: undefined }
   t.true(encode(value, 'agent', 'tool'))
-  const { text, numbers, absent } = readTransport(encoded)
+  const { text, numbers, absent } = readTransport(transport)
   // Object.keys order ("9", "10", "b", "a", "c"), numbers as they are, four values marked.
   t.is(text, '{"10":null,"b":0,"a":[null,null,null]}')
   t.is(numbers.length, 3)
@@ -215,7 +215,7 @@ walkOnly('the buffer grows at any point of the walk and keeps what is written', 
     const value = { head: 'p'.repeat(shift), items }
     shrink()
     t.true(encode(value, 'agent', 'tool'))
-    t.is(readTransport(encoded).text, JSON.stringify(value))
+    t.is(readTransport(transport).text, JSON.stringify(value))
     release()
   }
 })
@@ -227,7 +227,7 @@ test('Rust accepts what the walk writes and keys it as the class path does', (t)
   const fast = (agent, value) => {
     t.true(encode(value, agent, 'tool', handle))
     try {
-      return binding.__observeEncoded(encoded.buffer, encoded.pieces, encoded.widePieces)
+      return binding.__observeEncoded(transport.buffer, transport.pieces, transport.widePieces)
     } finally {
       release()
     }
@@ -251,7 +251,7 @@ test('Rust accepts what the walk writes and keys it as the class path does', (t)
 
 test('a long string is handed over one byte a code unit exactly when every unit fits in one, wherever a wider one lies', async (t) => {
   // A copy of its own: the plugin's writes long strings inline on the WASI build.
-  const { encode, encoded, release } = await import('../lib/encode.js?pieces')
+  const { encode, transport, release } = await import('../lib/encode.js?pieces')
   const guard = new RepeatToolGuard({ thresholds: [2] })
   const body = 'x'.repeat(20_000)
   // A string V8 keeps two bytes a unit though every unit fits in one: a slice of one that does not.
@@ -268,12 +268,12 @@ test('a long string is handed over one byte a code unit exactly when every unit 
   for (const [name, text] of Object.entries(strings)) {
     const value = { text, list: [text.slice(0, 200)] }
     t.true(encode(value, name, 'tool', guard.__handle()))
-    const { pieces, widePieces } = encoded
+    const { pieces, widePieces } = transport
     // By definition: narrow when no code unit is past 0xff.
     const wide = [text, text.slice(0, 200)].map((piece) => /[^\0-\xff]/.test(piece))
     t.deepEqual(pieces ?? [], [text, text.slice(0, 200)].filter((_, i) => !wide[i]), name)
     t.deepEqual(widePieces ?? [], [text, text.slice(0, 200)].filter((_, i) => wide[i]), name)
-    t.is(binding.__observeEncoded(encoded.buffer, pieces, widePieces), undefined)
+    t.is(binding.__observeEncoded(transport.buffer, pieces, widePieces), undefined)
     release()
     // The class path keys it alike: the second call of a run.
     t.is(guard.observe(name, 'tool', value)?.count, 2, name)
@@ -322,7 +322,7 @@ test('with sameResultOnly, a result written on the fast path keys as the class p
   const fast = (agent, args, result) => {
     t.true(encode(args, agent, 'tool', handle, true, result))
     try {
-      return binding.__observeEncoded(encoded.buffer, encoded.pieces, encoded.widePieces)
+      return binding.__observeEncoded(transport.buffer, transport.pieces, transport.widePieces)
     } finally {
       release()
     }
@@ -370,7 +370,7 @@ test('calls of a few agents and tools in any order count on the fast path as on 
     if (next() < 0.4) call = [pick(agents), pick(tools), next() < 0.7 ? { q: 1 } : { q: [2] }]
     const [agent, tool, args] = call
     t.true(encode(args, agent, tool, fastGuard.__handle()))
-    const fast = binding.__observeEncoded(encoded.buffer, encoded.pieces, encoded.widePieces)
+    const fast = binding.__observeEncoded(transport.buffer, transport.pieces, transport.widePieces)
     release()
     const slow = classGuard.observe(agent, tool, args)
     t.deepEqual(fast ?? null, slow, `call ${i}: ${JSON.stringify(call)}`)
@@ -381,7 +381,7 @@ test('calls of a few agents and tools in any order count on the fast path as on 
 
 test.serial('two copies of encode.js in one thread (a test runner\'s isolated module graphs) each hand their own buffer over, growing it as calls need, and count as the class path does', async (t) => {
   const second = await import('../lib/encode.js?second-copy')
-  const copies = [{ encode, encoded, release }, second]
+  const copies = [{ encode, transport, release }, second]
   const next = rng(12)
   const fastGuard = new RepeatToolGuard({ thresholds: [2, 3, 5] })
   const classGuard = new RepeatToolGuard({ thresholds: [2, 3, 5] })
@@ -395,15 +395,15 @@ test.serial('two copies of encode.js in one thread (a test runner\'s isolated mo
     const [agent, tool, args] = call
     const copy = pick(copies)
     t.true(copy.encode(args, agent, tool, fastGuard.__handle()))
-    t.true(copy.encoded.buffer instanceof ArrayBuffer)
-    const fast = binding.__observeEncoded(copy.encoded.buffer, copy.encoded.pieces, copy.encoded.widePieces)
+    t.true(copy.transport.buffer instanceof ArrayBuffer)
+    const fast = binding.__observeEncoded(copy.transport.buffer, copy.transport.pieces, copy.transport.widePieces)
     copy.release()
     const slow = classGuard.observe(agent, tool, args)
     t.deepEqual(fast ?? null, slow, `call ${i}: ${JSON.stringify(call).slice(0, 60)}`)
     if (slow) reminders++
   }
   t.true(reminders > 100, String(reminders))
-  t.true(encoded.buffer !== second.encoded.buffer, 'each copy writes into a buffer of its own')
+  t.true(transport.buffer !== second.transport.buffer, 'each copy writes into a buffer of its own')
   // The plugin's own listener.
   t.deepEqual(await remindersOfFourCalls('copies'), [0, 0, 1, 0])
 })
@@ -416,24 +416,24 @@ test.serial('with long strings written inline (as on the WASI build), they are w
   for (let i = 0; i < 300; i++) {
     const value = i % 3 === 0 ? { text: longString(next), list: [longString(next), 'x'] } : randomValue(next)
     t.true(copy.encode(value, `agent-${i}`, 'tool', guard.__handle()))
-    t.is(copy.encoded.pieces, null, 'no string handed over')
-    t.is(readTransport(copy.encoded).text, JSON.stringify(value))
+    t.is(copy.transport.pieces, null, 'no string handed over')
+    t.is(readTransport(copy.transport).text, JSON.stringify(value))
     t.is(guard.observe(`agent-${i}`, 'tool', value), null)
-    t.is(binding.__observeEncoded(copy.encoded.buffer, copy.encoded.pieces, copy.encoded.widePieces)?.count, 2, canonicalize(value).slice(0, 80))
+    t.is(binding.__observeEncoded(copy.transport.buffer, copy.transport.pieces, copy.transport.widePieces)?.count, 2, canonicalize(value).slice(0, 80))
     copy.release()
   }
 })
 
 test.serial('a bad header is a clear error that leaves the buffer serving, and a buffer detached behind the walk\'s back fails one call over to the class path', (t) => {
   const guard = new RepeatToolGuard({})
-  const observe = () => binding.__observeEncoded(encoded.buffer, encoded.pieces, encoded.widePieces)
+  const observe = () => binding.__observeEncoded(transport.buffer, transport.pieces, transport.widePieces)
   for (const [index, value, message] of [
     [1, 1e9, /length out of range/], [1, -1, /length out of range/], [1, 4, /malformed tool name/],
     [0, 12345, /disposed or belongs to another thread/], [0, NaN, /disposed or belongs to another thread/], [2, 1, /expected the pieces/],
     [3, 0.5, /result start out of range/], [3, 7, /a result without sameResultOnly/],
   ]) {
     t.true(encode({ q: 1 }, 'ag', 'tool', guard.__handle()))
-    encoded.header[index] = value
+    transport.header[index] = value
     t.throws(observe, { message }, `header[${index}] = ${value}`)
     release()
   }
@@ -443,7 +443,7 @@ test.serial('a bad header is a clear error that leaves the buffer serving, and a
   // Node 22's ArrayBuffer.prototype.transfer detaches it: one call goes to the class path, then a
   // new buffer serves.
   if (ArrayBuffer.prototype.transfer) {
-    encoded.buffer.transfer()
+    transport.buffer.transfer()
     t.false(encode({ q: 1 }, 'ag', 'tool', guard.__handle()))
     t.true(encode({ q: 1 }, 'ag', 'tool', guard.__handle()))
     t.is(observe(), null, 'the same call again: it repeats, with no reminder yet')
@@ -461,7 +461,7 @@ test('agent ids and tool names of every kind key a call as the class path does',
       // Long names take the class path; lone surrogates are written as they are.
       t.is(fast, agent.length < 128 && tool.length < 128, `${agent} ${tool}`)
       t.is(guard.observe(agent, tool, { q: tool }), null)
-      const second = fast ? binding.__observeEncoded(encoded.buffer, encoded.pieces, encoded.widePieces) : guard.observe(agent, tool, { q: tool })
+      const second = fast ? binding.__observeEncoded(transport.buffer, transport.pieces, transport.widePieces) : guard.observe(agent, tool, { q: tool })
       release()
       t.is(second?.count, 2, `${JSON.stringify(agent)} ${JSON.stringify(tool)}`)
       guard.reset(agent)
@@ -544,7 +544,7 @@ test('the plugin reads the own enumerable members of objects, as the reference d
   const withHidden = (text) => Object.defineProperty({ a: 1 }, 'toJSON', { value: () => text, enumerable: false })
   t.is(canonicalize(withHidden('x')), '"x"')
   t.true(encode(withHidden('x'), 'agent', 'tool'))
-  t.is(readTransport(encoded).text, '{"a":1}')
+  t.is(readTransport(transport).text, '{"a":1}')
   release()
   const reminded = await remindedOnBothSides(['x', 'y'].map(withHidden))
   // One run of two for both: the second call is reminded of.
@@ -558,7 +558,7 @@ test('the plugin reads a boxed string given Object.prototype by its enumerable m
   t.is(canonicalize(boxed('ab')), '"[object String]"')
   t.is(canonicalize(boxed('cd')), '"[object String]"')
   t.true(encode(boxed('ab'), 'agent', 'tool'))
-  t.is(readTransport(encoded).text, '{"0":"a","1":"b"}')
+  t.is(readTransport(transport).text, '{"0":"a","1":"b"}')
   release()
   const reminded = await remindedOnBothSides(['ab', 'cd', 'cd'].map(boxed))
   // Two calls that differ, then a repeat: only the third is reminded of, on both sides.

@@ -6,7 +6,7 @@ import test from 'ava'
 import { createRequire } from 'node:module'
 import * as plugin from '../index.js'
 import { RepeatToolGuard } from '../index.js'
-import { encode, encoded, release } from '../lib/encode.js'
+import { encode, transport, release } from '../lib/encode.js'
 import { GENTLE, detailed } from './oracle.mjs'
 import { listenersOf } from './support/listeners.mjs'
 
@@ -115,7 +115,7 @@ test('the hot path takes lone surrogates in names and ids, and keys them as the 
   const fast = (agent, tool) => {
     t.true(encode({ q: 1 }, agent, tool, handle), `${JSON.stringify(agent)} ${JSON.stringify(tool)} on the hot path`)
     try {
-      return binding.__observeEncoded(encoded.buffer, encoded.pieces, encoded.widePieces) ?? null
+      return binding.__observeEncoded(transport.buffer, transport.pieces, transport.widePieces) ?? null
     } finally {
       release()
     }

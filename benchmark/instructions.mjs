@@ -28,14 +28,16 @@ const [dir, calls, stage = process.env.INSTRUCTIONS_CALLS === 'new' ? 'observe' 
   process.argv[2], Number(process.argv[3]), process.argv[4]]
 // Checkouts from before lib/ keep the glue at their root.
 const glue = existsSync(`${dir}/lib/encode.js`) ? `${dir}/lib` : dir
-const { encode, encoded, useMemory, release } = await import(pathToFileURL(`${glue}/encode.js`).href)
+const walk = await import(pathToFileURL(`${glue}/encode.js`).href)
+// `encoded` in checkouts from before the name `transport`.
+const { encode, useMemory, release, transport = walk.encoded } = walk
 const binding = createRequire(`${glue}/`)('./native.cjs')
 const inMemory = useMemory !== undefined && binding.__callMemory !== undefined && process.env.INSTRUCTIONS_PATH !== 'encoded'
 if (inMemory) useMemory(binding.__callMemory)
 const config = JSON.parse(process.env.INSTRUCTIONS_CONFIG ?? '{}')
 const guard = new binding.RepeatToolGuard(config)
 const handle = guard.__handle()
-const observe = () => (inMemory ? binding.__observeMemory() : binding.__observeEncoded(encoded.buffer, encoded.pieces, encoded.widePieces))
+const observe = () => (inMemory ? binding.__observeMemory() : binding.__observeEncoded(transport.buffer, transport.pieces, transport.widePieces))
 
 /** A tools/post-execute listener of the plugin at `url`, installed as bench.mjs installs it. */
 async function listenerOf(url) {

@@ -16,7 +16,7 @@ import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import * as guard from '../index.js'
-import { encode, encoded, release } from '../lib/encode.js'
+import { encode, transport, release } from '../lib/encode.js'
 import { SMALL, inTurn, median, nested } from './cases.mjs'
 import { deepFreeze, listenersOf } from '../__test__/support/listeners.mjs'
 
@@ -48,10 +48,10 @@ async function time(copies, run, async) {
 function transportOf(value) {
   // Empty agent id and tool name: their prefix is as long as `null`'s encoding less its one tag.
   if (!encode(null, '', '', 0)) throw new Error('could not encode null')
-  const prefix = encoded.header[1] - 1
+  const prefix = transport.header[1] - 1
   release()
-  if (!encode(value, '', '', 0) || encoded.pieces || encoded.widePieces) throw new Error('not a call without pieces')
-  const bytes = encoded.bytes.slice(prefix, encoded.header[1])
+  if (!encode(value, '', '', 0) || transport.pieces || transport.widePieces) throw new Error('not a call without pieces')
+  const bytes = transport.bytes.slice(prefix, transport.header[1])
   release()
   return bytes
 }
@@ -106,7 +106,7 @@ for (const c of cases) {
     },
     native: (args) => {
       if (!encode(args, 'agent-0', 'grep', handle)) throw new Error('not encoded')
-      binding.__observeEncoded(encoded.buffer, encoded.pieces, encoded.widePieces)
+      binding.__observeEncoded(transport.buffer, transport.pieces, transport.widePieces)
       release()
     },
   }

@@ -23,7 +23,7 @@ const KEEP_BYTES = 1 << 19
 // guard's handle, the bytes written after the header, how many long strings `pieces` and
 // `widePieces` hold, and where among the bytes the tool result starts (for sameResultOnly; 0 when
 // there is none).
-// BEGIN WIRE: generated from src/wire.rs, checked by its test
+// BEGIN HEADER: generated from src/header.rs, checked by its test
 // The transport's tags (core/src/transport.rs).
 const NULL = 0
 const FALSE = 1
@@ -39,14 +39,14 @@ const ABSENT = 11
 const LONG_WIDE = 12
 // The bytes of a container's size, after its tag: a Uint32, little-endian.
 const SIZE_BYTES = 4
-// The header's slots and its length, in numbers (src/wire.rs).
+// The header's slots and its length, in numbers (src/header.rs).
 const HANDLE = 0
 const LENGTH = 1
 const PIECES = 2
 const RESULT_START = 3
 const WIDE_PIECES = 4
 export const HEADER = 5
-// END WIRE
+// END HEADER
 
 const objectPrototype = Object.prototype
 // JSON.rawJSON objects (Node 22) are null-prototype objects that JSON.stringify prints raw.
@@ -63,9 +63,9 @@ function prototypeUnchanged() {
  * The last encoding, valid until the next call: the buffer, its header and bytes, and the long
  * strings, those whose every code unit fits in a byte (`pieces`) and the others (`widePieces`).
  */
-export const encoded = { buffer: null, header: null, bytes: null, pieces: null, widePieces: null }
+export const transport = { buffer: null, header: null, bytes: null, pieces: null, widePieces: null }
 
-// The views being written (also in `encoded`) and the long strings met. The write position is
+// The views being written (also in `transport`) and the long strings met. The write position is
 // passed along and returned (a local, not a module binding: faster), -1 when the value must take
 // the class path.
 let header
@@ -134,10 +134,10 @@ function allocate(capacity, kept = 0) {
   const buffer = new ArrayBuffer(HEADER * 8 + capacity)
   const nextBytes = new Uint8Array(buffer, HEADER * 8, capacity)
   if (bytes !== undefined) nextBytes.set(bytes.subarray(0, kept))
-  header = encoded.header = new Float64Array(buffer, 0, HEADER)
-  bytes = encoded.bytes = nextBytes
+  header = transport.header = new Float64Array(buffer, 0, HEADER)
+  bytes = transport.bytes = nextBytes
   view = new DataView(buffer, HEADER * 8, capacity)
-  encoded.buffer = buffer
+  transport.buffer = buffer
 }
 allocate(INITIAL_BYTES)
 
@@ -480,7 +480,7 @@ function writeResult(result, at) {
 }
 
 /**
- * Encodes `value` into `encoded` for the guard with `handle`, after the agent id and the tool
+ * Encodes `value` into `transport` for the guard with `handle`, after the agent id and the tool
  * name, and with `withResult` the tool's `result` after it (`undefined` or `null`: no result);
  * false when it is not plain parsed JSON or the id or name is long, and the call must take the
  * class's `observe`. The id and name are written as code units, lone surrogates too.
@@ -517,8 +517,8 @@ export function encode(value, agentId = '', tool = '', handle = 0, withResult = 
     header[LENGTH] = at
     header[PIECES] = pieces === null ? 0 : pieces.length
     header[WIDE_PIECES] = widePieces === null ? 0 : widePieces.length
-    encoded.pieces = pieces
-    encoded.widePieces = widePieces
+    transport.pieces = pieces
+    transport.widePieces = widePieces
     if (keep && !withResult) {
       const flat = []
       if (flatten(value, flat, 0)) {
@@ -637,7 +637,7 @@ function same(value, kept) {
 
 /** Lets go of the last encoding's strings and drops an oversized buffer once Rust has read it. */
 export function release() {
-  encoded.pieces = encoded.widePieces = null
+  transport.pieces = transport.widePieces = null
   if (bytes.length > KEEP_BYTES) {
     bytes = undefined
     prefixAgentId = prefixTool = null

@@ -28,13 +28,13 @@ use napi::sys::{napi_callback_info, napi_env, napi_value};
 use napi::{Error, Result, Status};
 use repeat_tool_guard_core::{Arguments, Call, CanonicalError, Pieces};
 
+use crate::header::{
+    malformed, out_of_range, whole, HANDLE, HEADER, LENGTH, PIECES, RESULT_START, WIDE_PIECES,
+};
 use crate::js::{answer, ErrorClass, Js};
 use crate::prefix::Prefix;
 use crate::registry;
 use crate::reminder::Reminder;
-use crate::wire::{
-    malformed, out_of_range, whole, HANDLE, HEADER, LENGTH, PIECES, RESULT_START, WIDE_PIECES,
-};
 
 /// The long strings of the last call with pieces, kept to reuse their allocation.
 #[derive(Default)]

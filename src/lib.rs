@@ -6,6 +6,7 @@ mod config;
 mod deep_json;
 mod error;
 mod fast;
+mod header;
 mod js;
 mod kind;
 mod prefix;
@@ -13,7 +14,6 @@ mod registry;
 mod reminder;
 mod result;
 mod value;
-mod wire;
 
 use napi::bindgen_prelude::{Env, Object, Unknown};
 use napi::{JsValue, Result};

@@ -3,7 +3,7 @@
 use napi::Result;
 use repeat_tool_guard_core::read_string;
 
-use crate::wire::malformed;
+use crate::header::malformed;
 
 /// The agent id and tool name a call's bytes start with, as UTF-16 code
 /// units (lone surrogates kept), with the bytes they came from: the next call

@@ -4,8 +4,8 @@
 //! tool result (`repeat_tool_guard_core::transport_tag`'s encoding).
 //!
 //! The constants live here once. `lib/encode.js` carries a copy between its
-//! `BEGIN WIRE` and `END WIRE` lines that this module's test renders from
-//! them and compares: `UPDATE_WIRE=1 cargo test -p repeat-tool-guard wire`
+//! `BEGIN HEADER` and `END HEADER` lines that this module's test renders from
+//! them and compares: `UPDATE_HEADER=1 cargo test -p repeat-tool-guard header`
 //! writes it after a change.
 
 /// Header slot: the guard's handle.
@@ -92,7 +92,7 @@ mod tests {
             repeat_tool_guard_core::TRANSPORT_SIZE_BYTES
         )
         .unwrap();
-        out += "// The header's slots and its length, in numbers (src/wire.rs).\n";
+        out += "// The header's slots and its length, in numbers (src/header.rs).\n";
         for (name, value) in slots {
             writeln!(out, "const {name} = {value}").unwrap();
         }
@@ -101,15 +101,15 @@ mod tests {
     }
 
     #[test]
-    fn encode_js_declares_the_wire_constants_as_rust_does() {
-        const BEGIN: &str = "// BEGIN WIRE: generated from src/wire.rs, checked by its test\n";
-        const END: &str = "// END WIRE\n";
+    fn encode_js_declares_the_header_constants_as_rust_does() {
+        const BEGIN: &str = "// BEGIN HEADER: generated from src/header.rs, checked by its test\n";
+        const END: &str = "// END HEADER\n";
         let path = concat!(env!("CARGO_MANIFEST_DIR"), "/lib/encode.js");
         let source = std::fs::read_to_string(path).expect("lib/encode.js");
-        let start = source.find(BEGIN).expect("the BEGIN WIRE line") + BEGIN.len();
-        let end = start + source[start..].find(END).expect("the END WIRE line");
+        let start = source.find(BEGIN).expect("the BEGIN HEADER line") + BEGIN.len();
+        let end = start + source[start..].find(END).expect("the END HEADER line");
         let expected = javascript();
-        if std::env::var_os("UPDATE_WIRE").is_some() {
+        if std::env::var_os("UPDATE_HEADER").is_some() {
             let updated = format!("{}{expected}{}", &source[..start], &source[end..]);
             std::fs::write(path, updated).expect("lib/encode.js written");
             return;
@@ -117,7 +117,7 @@ mod tests {
         assert_eq!(
             source[start..end],
             expected,
-            "lib/encode.js's wire constants differ from Rust's: run UPDATE_WIRE=1 cargo test -p repeat-tool-guard wire"
+            "lib/encode.js's header constants differ from Rust's: run UPDATE_HEADER=1 cargo test -p repeat-tool-guard header"
         );
     }
 }

@@ -181,3 +181,42 @@ impl Visitor for Digester<'_> {
         self.string(Str::from(key));
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::form::tag::TOOL;
+
+    /// A long form hashed block by block as it is written has the digest of the whole form: no
+    /// byte is dropped or hashed twice at a block's edge, whatever the strings' sizes.
+    #[test]
+    fn a_form_hashed_as_it_grows_has_the_whole_forms_digest() {
+        let tool: Vec<u16> = "grep".encode_utf16().collect();
+        for sizes in [
+            vec![BLOCK / 2 - 1, 3, BLOCK, 1, 2 * BLOCK + 5],
+            vec![5; 40_000],
+            vec![BLOCK / 2 + 1; 9],
+        ] {
+            let mut whole = vec![TOOL];
+            push_string(&mut whole, &tool);
+            let mut out = Vec::new();
+            let mut digester = Digester::new(&mut out, &tool);
+            for (i, &size) in sizes.iter().enumerate() {
+                // Narrow and wide strings in turn, and numbers between them.
+                let unit = if i % 2 == 0 {
+                    u16::from(b'a') + (i % 26) as u16
+                } else {
+                    0x20ac
+                };
+                let units = vec![unit; size];
+                digester.units(&units);
+                push_string(&mut whole, &units);
+                digester.number(i as f64);
+                whole.push(NUMBER);
+                whole.extend_from_slice(&(i as f64).to_bits().to_le_bytes());
+            }
+            assert!(digester.len() < 3 * BLOCK, "at most three blocks held");
+            assert_eq!(digester.finish(), Some(blake3::hash(&whole)), "{sizes:?}");
+        }
+    }
+}

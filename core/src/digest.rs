@@ -27,15 +27,15 @@ pub fn call_key(
 }
 
 /// The key form of any arguments without the members `ignored` names,
-/// written into `scratch`'s block and hashed when long.
+/// written into `scratch`'s form buffer and hashed when long.
 pub(crate) fn digest_form<'s>(
     tool: &[u16],
     arguments: Arguments<'_>,
     scratch: &'s mut Scratch,
     ignored: &[KeyPath],
 ) -> Result<KeyForm<'s>, CanonicalError> {
-    let mut block = std::mem::take(&mut scratch.block);
-    let mut digester = Digester::new(&mut block, tool);
+    let mut form = std::mem::take(&mut scratch.form);
+    let mut digester = Digester::new(&mut form, tool);
     let visited = if ignored.is_empty() {
         visit(arguments, scratch, &mut digester)
     } else {
@@ -47,9 +47,9 @@ pub(crate) fn digest_form<'s>(
     };
     let digest = visited.map(|()| digester.finish());
     let len = digester.len();
-    scratch.block = block;
+    scratch.form = form;
     Ok(match digest? {
-        None => KeyForm::Inline(scratch.block.get(..len).unwrap_or_default()),
+        None => KeyForm::Inline(scratch.form.get(..len).unwrap_or_default()),
         Some(hash) => KeyForm::Digest(*hash.as_bytes()),
     })
 }

@@ -3,7 +3,7 @@
 //! walk writes through it: it is a [`Visitor`].
 
 use crate::form::tag::{ARRAY, END, FALSE, NARROW, NULL, NUMBER, OBJECT, TOOL, TRUE, WIDE};
-use crate::form::{push_len, push_string};
+use crate::form::{all_narrow, push_len, push_string, push_units};
 use crate::key::INLINE;
 use crate::key_order::Key;
 use crate::value::{decode_json_string, Scalar, Str, Visitor};
@@ -70,21 +70,10 @@ impl<'b> Digester<'b> {
 
     /// A string of UTF-16 code units, one byte each when they all fit.
     fn units(&mut self, units: &[u16]) {
-        if units.len() < BLOCK / 2 {
-            push_string(self.out, units);
-            self.check();
-            return;
-        }
-        let narrow = units.iter().fold(0, |all, &unit| all | unit) <= 0xff;
+        let narrow = all_narrow(units);
         self.tag_len(if narrow { NARROW } else { WIDE }, units.len());
         for chunk in units.chunks(BLOCK / 2) {
-            if narrow {
-                // Every unit fits in a byte here.
-                self.out.extend(chunk.iter().map(|&unit| unit as u8));
-            } else {
-                self.out
-                    .extend(chunk.iter().flat_map(|unit| unit.to_le_bytes()));
-            }
+            push_units(self.out, chunk, narrow);
             self.check();
         }
     }
@@ -137,7 +126,7 @@ impl<'b> Digester<'b> {
     }
 
     /// The digest of the binary form, or `None` when the form, whole in the
-    /// block, is short enough to be the key itself.
+    /// buffer, is short enough to be the key itself.
     pub(crate) fn finish(&mut self) -> Option<blake3::Hash> {
         let form = self.out.as_slice();
         match self.hasher.as_mut() {

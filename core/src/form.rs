@@ -51,9 +51,20 @@ pub fn push_len(out: &mut Vec<u8>, tag: u8, len: usize) {
 
 /// Appends the form of a string of UTF-16 code units.
 pub fn push_string(out: &mut Vec<u8>, units: &[u16]) {
-    // A fold, not `all`: with no early exit it vectorizes, which a long string needs.
-    let narrow = units.iter().fold(0, |all, &unit| all | unit) <= 0xff;
+    let narrow = all_narrow(units);
     push_len(out, if narrow { NARROW } else { WIDE }, units.len());
+    push_units(out, units, narrow);
+}
+
+/// Whether every code unit fits in a byte: the string's form is then [`NARROW`].
+pub(crate) fn all_narrow(units: &[u16]) -> bool {
+    // A fold, not `all`: with no early exit it vectorizes, which a long string needs.
+    units.iter().fold(0, |all, &unit| all | unit) <= 0xff
+}
+
+/// Appends code units as a form's string holds them: one byte each when `narrow` (every unit
+/// fits in one), else two, little-endian.
+pub(crate) fn push_units(out: &mut Vec<u8>, units: &[u16], narrow: bool) {
     let start = out.len();
     if narrow {
         // Every unit fits in a byte here. Extended, not zero-filled and then written over.

@@ -260,7 +260,7 @@ fn size(bytes: &[u8], pieces: Pieces<'_>) -> usize {
 /// The call key of `tool` and `arguments` (without the members `ignored`
 /// names, the same for every call of `tool`) as a [`KeyForm`], reusing `memo`'s
 /// key for the same transport as its last one: an inline form stays where it
-/// is (in `memo`, or where the digester wrote it in `scratch`'s block), for the
+/// is (in `memo`, or where the digester wrote it in `scratch`'s form buffer), for the
 /// chain to compare in place.
 pub(crate) fn key_form<'s>(
     tool: &[u16],

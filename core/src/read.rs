@@ -18,7 +18,7 @@ pub struct Scratch {
     /// Escaped JSON keys and wide transport keys, decoded to UTF-16, back to back.
     decoded: Vec<u16>,
     /// The key form being written (see `digester`): at most three blocks of 16 KB, kept.
-    pub(crate) block: Vec<u8>,
+    pub(crate) form: Vec<u8>,
 }
 
 /// Buffers larger than this are given back after a call.

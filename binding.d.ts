@@ -16,7 +16,7 @@ export interface Config {
   include?: string[]
   /** Tool-name patterns transparent to the chain: neither counted nor breaking a run. Default: `[]`. */
   exclude?: string[]
-  /** `recommended` turns on the detections measured to catch the most stuck runs at the fewest reminders in solved ones (docs/DETECTION.md): today `noProgress` and `failures` at their defaults. Explicit keys override it. Default: none. */
+  /** `recommended` turns on the detections measured to catch the most stuck runs at the fewest reminders in solved ones (docs/DETECTION.md): today `noProgress` and `failures` at their defaults and `similar` at 8 calls 0.9 alike. Explicit keys override it. Default: none. */
   profile?: 'recommended'
   /** Opt-in: remind once when a block of 2 to `maxPeriod` (at most 5) calls repeats `repeats` (>= 2) times back to back; both required. Default: off. */
   cycles?: { maxPeriod: number; repeats: number }
@@ -36,7 +36,7 @@ export interface Config {
   failures?: { minCalls?: number; window?: number }
   /** Opt-in: identical calls made together in one model response count once (the agent's last call again in the same response neither grows its run nor brings a reminder); the same call in the next response does. The plugin tells responses apart by the harness's steps; the class by `nextResponse(agentId)`. Default: `false`. */
   perResponse?: boolean
-  /** Opt-in hard stop: once a run of identical calls, `noProgress`'s count of the same call and result, or `failures`' count of the same error, reaches this many (an integer >= 2), the plugin ends the agent's turn and says why. Default: off. */
+  /** Opt-in hard stop: once a run of identical calls, `similar`'s run of near-identical ones, `noProgress`'s count of the same call and result, or `failures`' count of the same error, reaches this many (an integer >= 2), the plugin ends the agent's turn and says why. Default: off. */
   stopAt?: number
   /** Opt-in: an agent resumed on a persisted session continues its chains, rebuilt from the session's calls since the last user prompt. Default: `false`. */
   resume?: boolean

@@ -73,13 +73,19 @@ test('noProgress validation: an object; minCalls 2 to 64; window minCalls to 64'
   t.notThrows(() => new RepeatToolGuard({ noProgress: { minCalls: 20 } }), 'the window grows to minCalls')
 })
 
-test("profile 'recommended' turns noProgress and failures on at their defaults; an explicit key overrides either", (t) => {
+test("profile 'recommended' turns noProgress and failures on at their defaults and similar at (8, 0.9); an explicit key overrides each", (t) => {
   const recommended = new RepeatToolGuard({ profile: 'recommended' })
   t.true(recommended.takesResults)
   // The loop's `cd build` fails the same way each time: failures (4 in 8) at the 4th, then noProgress (6 in 16).
   t.deepEqual(fired(recommended, loop(6)), [[7, 'failure', 4], [11, 'noProgress', 6]])
   const tuned = new RepeatToolGuard({ profile: 'recommended', noProgress: { minCalls: 3, window: 6 }, failures: { minCalls: 8 } })
   t.deepEqual(fired(tuned, loop(6)), [[5, 'noProgress', 3], [11, 'noProgress', 3]], 'again once the call it came at has left the window')
+  // A file read a line further each time: 8 near-identical calls in a row bring `similar`; 7 do not.
+  const paging = (n) => Array.from({ length: n }, (_, i) => ['read', { path: 'src/main.rs', offset: 49 + i }, result(`line ${49 + i}`)])
+  t.deepEqual(fired(new RepeatToolGuard({ profile: 'recommended' }), paging(7)), [])
+  t.deepEqual(fired(new RepeatToolGuard({ profile: 'recommended' }), paging(8)), [[8, 'similar', 8]])
+  t.deepEqual(fired(new RepeatToolGuard({ profile: 'recommended', similar: { minCalls: 4 } }), paging(8)), [[4, 'similar', 4]])
+  t.deepEqual(fired(new RepeatToolGuard({ profile: 'recommended', similar: { similarity: 0.9 } }), paging(8)), [[5, 'similar', 5]], 'a field left out takes the option\'s own default')
   const thresholds = new RepeatToolGuard({ profile: 'recommended', thresholds: [2] })
   t.deepEqual(fired(thresholds, [['t', {}, result('x')], ['t', {}, result('x')]]), [[2, 'gentle', 2]])
 })
@@ -95,6 +101,9 @@ test('stopAt: a run or a noProgress count that reaches it brings the stop, ahead
   t.is(guard.stats().stop, 2)
   const spread = new RepeatToolGuard({ noProgress: { minCalls: 3, window: 10 }, stopAt: 4 })
   t.deepEqual(fired(spread, loop(5)), [[5, 'noProgress', 3], [7, 'stop', 4], [9, 'stop', 5]])
+  // A run of near-identical calls counts too: a file read a line further each time.
+  const paging = Array.from({ length: 5 }, (_, i) => ['read', { path: 'src/main.rs', offset: 49 + i }])
+  t.deepEqual(fired(new RepeatToolGuard({ similar: { minCalls: 3 }, stopAt: 4 }), paging), [[3, 'similar', 3], [4, 'stop', 4], [5, 'stop', 5]])
   const off = new RepeatToolGuard({ noProgress: { minCalls: 3, window: 10 } })
   t.deepEqual(fired(off, loop(5)), [[5, 'noProgress', 3]], 'no stop unless configured')
   const error = t.throws(() => new RepeatToolGuard({ stopAt: 1 }))

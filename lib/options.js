@@ -11,7 +11,7 @@ export const OPTION_SCHEMA = Schema.object({
   argumentsPreviewChars: Schema.any().description('UTF-16 code units of arguments quoted in the detailed reminder, an integer >= 1 (never limits detection). Default: 500.'),
   include: Schema.any().description('Tool-name patterns to track; empty means every tool. Default: [].'),
   exclude: Schema.any().description('Tool-name patterns transparent to the chain: neither counted nor breaking a run. Default: [].'),
-  profile: Schema.any().description('`recommended` turns on the detections measured to catch the most stuck runs at the fewest reminders in solved ones (docs/DETECTION.md): today `noProgress` and `failures` at their defaults. Explicit keys override it. Default: none.'),
+  profile: Schema.any().description('`recommended` turns on the detections measured to catch the most stuck runs at the fewest reminders in solved ones (docs/DETECTION.md): today `noProgress` and `failures` at their defaults and `similar` at 8 calls 0.9 alike. Explicit keys override it. Default: none.'),
   cycles: Schema.any().description('Opt-in: remind once when a block of 2 to `maxPeriod` (at most 5) calls repeats `repeats` (>= 2) times back to back; both required. Default: off.'),
   sameResultOnly: Schema.any().description('Opt-in: a run grows only while the results (`content` and `isError`) are equal too. Default: false.'),
   overrides: Schema.any().description('Opt-in: per-tool thresholds; the first entry with a pattern matching the tool wins. Default: [].'),
@@ -21,7 +21,7 @@ export const OPTION_SCHEMA = Schema.object({
   noProgress: Schema.any().description('Opt-in: remind when `minCalls` (default 6) of the agent\'s last `window` (default 16) calls are the same call with the same result, volatile parts (numbers, ids, timestamps) left out. Default: off.'),
   failures: Schema.any().description('Opt-in: remind when `minCalls` (default 4) of the agent\'s last `window` (default 8) calls are one tool failing with the same error, whatever its arguments (a result flagged `isError: true`, or with an error word such as `error`, `not found` or `failed` in its first 512 bytes), volatile parts left out. Default: off.'),
   perResponse: Schema.any().description('Opt-in: identical calls made together in one model response count once (the agent\'s last call again in the same response neither grows its run nor brings a reminder); the same call in the next response does. The plugin tells responses apart by the harness\'s steps; the class by `nextResponse(agentId)`. Default: false.'),
-  stopAt: Schema.any().description('Opt-in hard stop: once a run of identical calls, `noProgress`\'s count of the same call and result, or `failures`\' count of the same error, reaches this many (an integer >= 2), the plugin ends the agent\'s turn and says why. Default: off.'),
+  stopAt: Schema.any().description('Opt-in hard stop: once a run of identical calls, `similar`\'s run of near-identical ones, `noProgress`\'s count of the same call and result, or `failures`\' count of the same error, reaches this many (an integer >= 2), the plugin ends the agent\'s turn and says why. Default: off.'),
   resume: Schema.any().description('Opt-in: an agent resumed on a persisted session continues its chains, rebuilt from the session\'s calls since the last user prompt. Default: false.'),
 })
 // END OPTIONS

@@ -71,8 +71,10 @@ pub struct Advanced {
     pub run: u64,
     /// The cycle it completes (`cycles`).
     pub cycle: Option<CycleHit>,
-    /// The near-identical run it brings to `minCalls` (`similar`).
-    pub similar: Option<u64>,
+    /// The near-identical run it belongs to (`similar`; 0: off).
+    pub near: u64,
+    /// Whether that run brings `similar`'s reminder (it reached `minCalls` with this call).
+    pub similar: bool,
     /// The same call with the same result in the window, this one included (`noProgress`; 0: off).
     pub unchanged: u64,
     /// Whether that count brings `noProgress`'s reminder.
@@ -208,7 +210,7 @@ impl Chains {
             1
         };
         extra.result = result;
-        let similar = similar.and_then(|(config, sample)| {
+        let (near, similar) = similar.map_or((0, false), |(config, sample)| {
             extra.similar.get_or_insert_with(Default::default).push(
                 tool,
                 sample,
@@ -239,6 +241,7 @@ impl Chains {
         Advanced {
             run: chain.run,
             cycle: hit,
+            near,
             similar,
             unchanged,
             no_progress,

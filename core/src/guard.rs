@@ -370,6 +370,7 @@ impl Guard {
         let Advanced {
             run,
             cycle,
+            near,
             similar,
             unchanged,
             no_progress,
@@ -384,7 +385,7 @@ impl Guard {
         let tier = tier_at(thresholds, self.config.repeat_every, run);
         // `stopAt`: the hard stop wins over any reminder due on the same call.
         if let Some(stop_at) = self.config.stop_at {
-            let count = run.max(unchanged).max(failed);
+            let count = run.max(near).max(unchanged).max(failed);
             if count as f64 >= stop_at {
                 return Ok(Some(reminders::stop(tool, count)));
             }
@@ -394,7 +395,7 @@ impl Guard {
         Ok(
             run_reminder(&self.config, tier, tool, run, arguments, ignored)?
                 .or_else(|| cycle.map(|hit| reminders::cycle(hit.tools, hit.repeats)))
-                .or_else(|| similar.map(|count| reminders::similar(tool, count)))
+                .or_else(|| similar.then(|| reminders::similar(tool, near)))
                 .or_else(|| {
                     let window = self.config.no_progress.map_or(0, |c| c.window as u64);
                     no_progress.then(|| reminders::no_progress(tool, unchanged, window))

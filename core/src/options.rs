@@ -12,7 +12,7 @@ use crate::error::{ConfigError, Hint};
 use crate::ignore::{IgnoreEntry, IgnoreRules, KeyPath};
 use crate::overrides::{Override, Overrides};
 use crate::progress::{self, WindowConfig};
-use crate::similar::{SimilarConfig, DEFAULT_MIN_CALLS, DEFAULT_SIMILARITY};
+use crate::similar::{self, SimilarConfig, DEFAULT_MIN_CALLS, DEFAULT_SIMILARITY};
 
 /// How the binding reads an option's value from JavaScript.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -189,13 +189,14 @@ pub const OPTIONS: &[OptionSpec] = &[
         shape: Shape::Value,
         ts_type: "'recommended'",
         default: "none",
-        doc: "`recommended` turns on the detections measured to catch the most stuck runs at the fewest reminders in solved ones (docs/DETECTION.md): today `noProgress` and `failures` at their defaults. Explicit keys override it.",
+        doc: "`recommended` turns on the detections measured to catch the most stuck runs at the fewest reminders in solved ones (docs/DETECTION.md): today `noProgress` and `failures` at their defaults and `similar` at 8 calls 0.9 alike. Explicit keys override it.",
         errors: || vec![doc_invalid("profile", PROFILE_RULE)],
         apply: |raw, config| match raw {
             RawValue::Missing => Ok(()),
             RawValue::String(name) if name.iter().copied().eq("recommended".encode_utf16()) => {
                 config.no_progress = Some(progress::NO_PROGRESS);
                 config.failures = Some(progress::FAILURES);
+                config.similar = Some(similar::RECOMMENDED);
                 Ok(())
             }
             other => Err(config::invalid("profile", other, PROFILE_RULE)),
@@ -380,7 +381,7 @@ pub const OPTIONS: &[OptionSpec] = &[
         shape: Shape::Value,
         ts_type: "number",
         default: "off",
-        doc: "Opt-in hard stop: once a run of identical calls, `noProgress`'s count of the same call and result, or `failures`' count of the same error, reaches this many (an integer >= 2), the plugin ends the agent's turn and says why.",
+        doc: "Opt-in hard stop: once a run of identical calls, `similar`'s run of near-identical ones, `noProgress`'s count of the same call and result, or `failures`' count of the same error, reaches this many (an integer >= 2), the plugin ends the agent's turn and says why.",
         errors: || vec![doc_invalid("stopAt", REPEATS_RULE)],
         apply: |raw, config| {
             config.stop_at = config::number("stopAt", raw, config::integer_in(2.0, f64::MAX), REPEATS_RULE)?;

@@ -280,12 +280,12 @@ fn observe(
         _ => 1,
     };
     // similar: a sample of the first 512 code units, compared by bigram counts.
-    let near = similar.and_then(|(min_calls, similarity)| {
+    let (near, near_fired) = similar.map_or((0, false), |(min_calls, similarity)| {
         let sample: Vec<u16> = canonical.encode_utf16().take(512).collect();
         let (last_tool, last_sample, near_run) = state.near.get_or_insert_with(Default::default);
         if same_call {
             *near_run = 1;
-            return None;
+            return (1, false);
         }
         let close = *near_run > 0
             && results_equal
@@ -294,7 +294,7 @@ fn observe(
         *near_run = if close { *near_run + 1 } else { 1 };
         *last_tool = tool.to_vec();
         *last_sample = sample;
-        (close && *near_run == min_calls).then_some(*near_run)
+        (*near_run, close && *near_run == min_calls)
     });
     state.last = Some((tool.to_vec(), canonical.clone(), result, run));
     state.in_response = true;
@@ -318,7 +318,7 @@ fn observe(
     model.stats.observed += 1;
     let stop = model
         .stop_at
-        .map(|at| (at, run.max(unchanged).max(failed)))
+        .map(|at| (at, run.max(near).max(unchanged).max(failed)))
         .filter(|(at, count)| count >= at)
         .map(|(_, count)| Reminder {
             tier: Tier::Stop,
@@ -347,10 +347,10 @@ fn observe(
                 tools,
             })
             .or_else(|| {
-                near.map(|count| Reminder {
+                near_fired.then(|| Reminder {
                     tier: Tier::Similar,
-                    count,
-                    text: similar_text(tool, count),
+                    count: near,
+                    text: similar_text(tool, near),
                     tools: Vec::new(),
                 })
             })

@@ -24,6 +24,9 @@ const loop = (n) => Array.from({ length: n }, (_, i) => [
   ['edit', { path: 'a.c', text: `attempt ${i}` }, result('edited')],
 ]).flat()
 
+/** A file read a line further each time: `n` near-identical calls in a row. */
+const paging = (n) => Array.from({ length: n }, (_, i) => ['read', { path: 'src/main.rs', offset: 49 + i }, result(`line ${49 + i}`)])
+
 test('the same call and result among other calls reminds once the window holds minCalls of them', (t) => {
   const guard = new RepeatToolGuard({ noProgress: { minCalls: 3, window: 6 } })
   const reminders = loop(4).map(([tool, args, res]) => guard.observe('a', tool, args, res))
@@ -80,8 +83,7 @@ test("profile 'recommended' turns noProgress and failures on at their defaults a
   t.deepEqual(fired(recommended, loop(6)), [[7, 'failure', 4], [11, 'noProgress', 6]])
   const tuned = new RepeatToolGuard({ profile: 'recommended', noProgress: { minCalls: 3, window: 6 }, failures: { minCalls: 8 } })
   t.deepEqual(fired(tuned, loop(6)), [[5, 'noProgress', 3], [11, 'noProgress', 3]], 'again once the call it came at has left the window')
-  // A file read a line further each time: 8 near-identical calls in a row bring `similar`; 7 do not.
-  const paging = (n) => Array.from({ length: n }, (_, i) => ['read', { path: 'src/main.rs', offset: 49 + i }, result(`line ${49 + i}`)])
+  // 8 near-identical calls in a row bring `similar`; 7 do not.
   t.deepEqual(fired(new RepeatToolGuard({ profile: 'recommended' }), paging(7)), [])
   t.deepEqual(fired(new RepeatToolGuard({ profile: 'recommended' }), paging(8)), [[8, 'similar', 8]])
   t.deepEqual(fired(new RepeatToolGuard({ profile: 'recommended', similar: { minCalls: 4 } }), paging(8)), [[4, 'similar', 4]])
@@ -101,9 +103,8 @@ test('stopAt: a run or a noProgress count that reaches it brings the stop, ahead
   t.is(guard.stats().stop, 2)
   const spread = new RepeatToolGuard({ noProgress: { minCalls: 3, window: 10 }, stopAt: 4 })
   t.deepEqual(fired(spread, loop(5)), [[5, 'noProgress', 3], [7, 'stop', 4], [9, 'stop', 5]])
-  // A run of near-identical calls counts too: a file read a line further each time.
-  const paging = Array.from({ length: 5 }, (_, i) => ['read', { path: 'src/main.rs', offset: 49 + i }])
-  t.deepEqual(fired(new RepeatToolGuard({ similar: { minCalls: 3 }, stopAt: 4 }), paging), [[3, 'similar', 3], [4, 'stop', 4], [5, 'stop', 5]])
+  // A run of near-identical calls counts too.
+  t.deepEqual(fired(new RepeatToolGuard({ similar: { minCalls: 3 }, stopAt: 4 }), paging(5)), [[3, 'similar', 3], [4, 'stop', 4], [5, 'stop', 5]])
   const off = new RepeatToolGuard({ noProgress: { minCalls: 3, window: 10 } })
   t.deepEqual(fired(off, loop(5)), [[5, 'noProgress', 3]], 'no stop unless configured')
   const error = t.throws(() => new RepeatToolGuard({ stopAt: 1 }))

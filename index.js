@@ -6,7 +6,7 @@ import Schema from '@deepseek-ai/schemastery'
 import { createUserMessage } from '@deepseek-ai/dsh-llm'
 
 import { encode, transport, release, repeats, writeLongStringsInline } from './lib/encode.js'
-import { RepeatToolGuard, canonicalize, nativeOf } from './lib/guard.js'
+import { RepeatToolGuard, callOf, canonicalize, nativeOf } from './lib/guard.js'
 import { callsSinceLastPrompt, responseOf } from './lib/history.js'
 import { KNOWN_KEYS, OPTION_SCHEMA, unknownKeys } from './lib/options.js'
 
@@ -119,7 +119,7 @@ export function apply(ctx, config) {
       // Results are compared only when asked for.
       if (typeof id !== 'string' || !encode(exec.arguments, id, tool, handle, takesResults, result, repeated)) {
         repeated = false
-        return takesResults ? guard.observe(id, tool, exec.arguments, result) : guard.observe(id, tool, exec.arguments)
+        return guard.observe(...callOf(guard, id, tool, exec.arguments, result))
       }
       try {
         const observed = observeEncoded(transport.buffer, transport.pieces, transport.widePieces)
@@ -231,7 +231,7 @@ export function apply(ctx, config) {
           // A call of another step is one of another model response.
           if (perResponse && response !== null && responseOf(call) !== response) guard.nextResponse(agent.id)
           response = responseOf(call)
-          if (isTracked(tool)) guard.restore(agent.id, tool, args, result)
+          if (isTracked(tool)) guard.restore(...callOf(guard, agent.id, tool, args, result))
         } catch (error) {
           // As in `observe`: a call the guard cannot count leaves the chain as it was.
           logger.warn('could not restore a call of %s: %s', tool, error?.message ?? error)

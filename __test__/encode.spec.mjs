@@ -10,11 +10,11 @@ import * as plugin from '../index.js'
 import { canonicalize } from '../index.js'
 import { HEADER, encode, transport, release } from '../lib/encode.js'
 import { listenersOf } from './support/listeners.mjs'
+import { nativeGuard } from './support/native.mjs'
 import { randomJson, rng } from './oracle.mjs'
 
 const binding = createRequire(import.meta.url)('../lib/native.cjs')
 // The native class itself: these tests hand its guards' handles to the hot path, as the plugin does.
-const { RepeatToolGuard } = binding
 const WASI = binding.__napiBindingTarget === 'wasm32-wasi'
 // The walk's own tests call no binding: on the WASI build they would run the same JavaScript, in the
 // mode that "with long strings written inline" checks on every build.
@@ -222,7 +222,7 @@ walkOnly('the buffer grows at any point of the walk and keeps what is written', 
 
 test('Rust accepts what the walk writes and keys it as the class path does', (t) => {
   const next = rng(7)
-  const guard = new RepeatToolGuard({ thresholds: [2] })
+  const guard = nativeGuard({ thresholds: [2] })
   const handle = guard.__handle()
   const fast = (agent, value) => {
     t.true(encode(value, agent, 'tool', handle))
@@ -252,7 +252,7 @@ test('Rust accepts what the walk writes and keys it as the class path does', (t)
 test('a long string is handed over one byte a code unit exactly when every unit fits in one, wherever a wider one lies', async (t) => {
   // A copy of its own: the plugin's writes long strings inline on the WASI build.
   const { encode, transport, release } = await import('../lib/encode.js?pieces')
-  const guard = new RepeatToolGuard({ thresholds: [2] })
+  const guard = nativeGuard({ thresholds: [2] })
   const body = 'x'.repeat(20_000)
   // A string V8 keeps two bytes a unit though every unit fits in one: a slice of one that does not.
   const twoByteLatin1 = ('€' + 'é'.repeat(20_000)).slice(1)
@@ -317,7 +317,7 @@ const ba = object(...stringForm('b'), NULL, ...stringForm('a'), NULL)
 
 test('with sameResultOnly, a result written on the fast path keys as the class path reads it', (t) => {
   const next = rng(99)
-  const guard = new RepeatToolGuard({ thresholds: [2], sameResultOnly: true })
+  const guard = nativeGuard({ thresholds: [2], sameResultOnly: true })
   const handle = guard.__handle()
   const fast = (agent, args, result) => {
     t.true(encode(args, agent, 'tool', handle, true, result))
@@ -358,8 +358,8 @@ test('with sameResultOnly, a result written on the fast path keys as the class p
 test('calls of a few agents and tools in any order count on the fast path as on the class path', (t) => {
   // Rust keeps the last call's agent id and tool name: they must never stand in for others.
   const next = rng(11)
-  const fastGuard = new RepeatToolGuard({ thresholds: [2, 3, 5] })
-  const classGuard = new RepeatToolGuard({ thresholds: [2, 3, 5] })
+  const fastGuard = nativeGuard({ thresholds: [2, 3, 5] })
+  const classGuard = nativeGuard({ thresholds: [2, 3, 5] })
   const agents = ['a', 'ag', 'agent-1', 'é', '', '\u{1F600}']
   const tools = ['x', 'xy', 'g', 'gx', '', 'ü']
   const pick = (list) => list[Math.floor(next() * list.length)]
@@ -383,8 +383,8 @@ test.serial('two copies of encode.js in one thread (a test runner\'s isolated mo
   const second = await import('../lib/encode.js?second-copy')
   const copies = [{ encode, transport, release }, second]
   const next = rng(12)
-  const fastGuard = new RepeatToolGuard({ thresholds: [2, 3, 5] })
-  const classGuard = new RepeatToolGuard({ thresholds: [2, 3, 5] })
+  const fastGuard = nativeGuard({ thresholds: [2, 3, 5] })
+  const classGuard = nativeGuard({ thresholds: [2, 3, 5] })
   const pick = (list) => list[Math.floor(next() * list.length)]
   // A long string goes to `pieces`; the ~5 KB one makes the buffer grow.
   const argsList = [{ q: 1 }, { q: [2] }, { q: 'x'.repeat(200) }, { q: 'y'.repeat(5000), n: [1, 2] }]
@@ -412,7 +412,7 @@ test.serial('with long strings written inline (as on the WASI build), they are w
   const copy = await import('../lib/encode.js?inline-strings')
   copy.writeLongStringsInline(true)
   const next = rng(31)
-  const guard = new RepeatToolGuard({ thresholds: [2] })
+  const guard = nativeGuard({ thresholds: [2] })
   for (let i = 0; i < 300; i++) {
     const value = i % 3 === 0 ? { text: longString(next), list: [longString(next), 'x'] } : randomValue(next)
     t.true(copy.encode(value, `agent-${i}`, 'tool', guard.__handle()))
@@ -425,7 +425,7 @@ test.serial('with long strings written inline (as on the WASI build), they are w
 })
 
 test.serial('a bad header is a clear error that leaves the buffer serving, and a buffer detached behind the walk\'s back fails one call over to the class path', (t) => {
-  const guard = new RepeatToolGuard({})
+  const guard = nativeGuard({})
   const observe = () => binding.__observeEncoded(transport.buffer, transport.pieces, transport.widePieces)
   for (const [index, value, message] of [
     [1, 1e9, /length out of range/], [1, -1, /length out of range/], [1, 4, /malformed tool name/],
@@ -452,7 +452,7 @@ test.serial('a bad header is a clear error that leaves the buffer serving, and a
 })
 
 test('agent ids and tool names of every kind key a call as the class path does', (t) => {
-  const guard = new RepeatToolGuard({ thresholds: [2] })
+  const guard = nativeGuard({ thresholds: [2] })
   const handle = guard.__handle()
   const names = ['grep', '', 'é', 'ünïcödé', '\u{1F600}', '\uFF5E', 'x'.repeat(127), 'x'.repeat(128), 'y'.repeat(500), '\uD800', 'a\uDC00b']
   for (const agent of names) {
@@ -470,7 +470,7 @@ test('agent ids and tool names of every kind key a call as the class path does',
 })
 
 test('members in any order are one call, and a malformed transport is an error that changes no chain and no counter', (t) => {
-  const guard = new RepeatToolGuard({ thresholds: [2, 3] })
+  const guard = nativeGuard({ thresholds: [2, 3] })
   const observe = (args) => binding.__observeEncoded(bufferOf([guard.__handle(), callBytes(args).length, 0, 0], callBytes(args)), null, null)
   t.is(observe(ab), undefined)
   t.is(observe(ba).count, 2)
@@ -566,7 +566,7 @@ test('the plugin reads a boxed string given Object.prototype by its enumerable m
 })
 
 test('a malformed call of the raw hot path is a clear error, never a crash or a read out of bounds', (t) => {
-  const guard = new RepeatToolGuard({})
+  const guard = nativeGuard({})
   const bytes = callBytes(ab)
   // handle, bytes written, narrow pieces, where the result starts (none), wide pieces
   const header = [guard.__handle(), bytes.length, 0, 0, 0]
@@ -613,7 +613,7 @@ test('a malformed call of the raw hot path is a clear error, never a crash or a 
   cases.push([() => call([guard.__handle(), widePieceCall.length, 1, 0, 0], ['ab'], widePieceCall), /malformed argument encoding/])
   cases.push([() => call([guard.__handle(), pieceCall.length, 0, 0, 1], null, pieceCall, ['ā']), /malformed argument encoding/])
   // A result where the guard compares none, or one that starts inside the agent id and tool name.
-  const results = new RepeatToolGuard({ sameResultOnly: true })
+  const results = nativeGuard({ sameResultOnly: true })
   cases.push([() => call([guard.__handle(), bytes.length, 0, 12]), /a result without sameResultOnly/])
   cases.push([() => call([results.__handle(), bytes.length, 0, 3]), /result start out of range/])
   cases.push([() => call([results.__handle(), bytes.length, 0, bytes.length + 1]), /result start out of range|malformed/])
@@ -625,7 +625,7 @@ test('a malformed call of the raw hot path is a clear error, never a crash or a 
   Object.defineProperty(pieces, 0, { get: () => (structuredClone(memory, { transfer: [memory] }), 'ab'), enumerable: true })
   t.throws(() => binding.__observeEncoded(memory, pieces, null), { message: /header out of range/ })
   // A long string as a piece is the same call as written in place: a run of two.
-  const reminded = new RepeatToolGuard({ thresholds: [2] })
+  const reminded = nativeGuard({ thresholds: [2] })
   const inPlace = callBytes(object(...stringForm('a'), ...stringForm('xy')))
   t.is(call([reminded.__handle(), inPlace.length, 0, 0], null, inPlace), undefined)
   t.is(call([reminded.__handle(), pieceCall.length, 1, 0], ['xy'], pieceCall).count, 2)

@@ -9,6 +9,7 @@ import { RepeatToolGuard } from '../index.js'
 import { encode, transport, release } from '../lib/encode.js'
 import { GENTLE, detailed } from './oracle.mjs'
 import { listenersOf } from './support/listeners.mjs'
+import { nativeGuard } from './support/native.mjs'
 
 const binding = createRequire(import.meta.url)('../lib/native.cjs')
 
@@ -110,7 +111,7 @@ test('a cycle names its tools exactly, in its tools array and its text', (t) => 
 })
 
 test('the hot path takes lone surrogates in names and ids, and keys them as the class path does', (t) => {
-  const guard = new binding.RepeatToolGuard({ thresholds: [2, 3] })
+  const guard = nativeGuard({ thresholds: [2, 3] })
   const handle = guard.__handle()
   const fast = (agent, tool) => {
     t.true(encode({ q: 1 }, agent, tool, handle), `${JSON.stringify(agent)} ${JSON.stringify(tool)} on the hot path`)

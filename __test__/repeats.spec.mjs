@@ -10,6 +10,7 @@ import * as plugin from '../index.js'
 import { RepeatToolGuard } from '../index.js'
 import { randomJson, rng } from './oracle.mjs'
 import { deepFreeze, listenersOf } from './support/listeners.mjs'
+import { nativeGuard } from './support/native.mjs'
 
 const binding = createRequire(import.meta.url)('../lib/native.cjs')
 
@@ -130,8 +131,8 @@ test.serial('with an opt-in feature or sameResultOnly, no call is counted withou
 
 test.serial('two copies of the walk in one thread (as in a test runner\'s module graphs) count each guard\'s calls for its own agent', async (t) => {
   const [a, b] = await Promise.all([import('../lib/encode.js?copy-a'), import('../lib/encode.js?copy-b')])
-  const ga = new binding.RepeatToolGuard({ thresholds: [3] })
-  const gb = new binding.RepeatToolGuard({ thresholds: [3] })
+  const ga = nativeGuard({ thresholds: [3] })
+  const gb = nativeGuard({ thresholds: [3] })
   /** One call through a copy of the walk, as the plugin makes it: the fast path's answer. */
   const call = (copy, guard, agent, value, keep) => {
     t.true(copy.encode(value, agent, 'grep', guard.__handle(), false, undefined, keep))

@@ -10,7 +10,7 @@ import { RepeatToolGuard, canonicalize } from '../index.js'
 import { rng } from './oracle.mjs'
 import { listenersOf } from './support/listeners.mjs'
 
-/** Nested in `depth` arrays: past V8's JSON.stringify limit, so src/deep_json.rs serializes it. */
+/** Nested in `depth` arrays: past V8's JSON.stringify limit, so lib/json-text.js' explicit stack serializes it. */
 function deep(value, depth = 20_000) {
   for (let i = 0; i < depth; i++) value = [value]
   return value

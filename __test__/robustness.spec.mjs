@@ -1,7 +1,6 @@
 // Robustness for callers of the class API and canonicalize: hostile arguments, values
 // outside JSON, lifecycle and memory, worker threads, config types. Runs on Node 20 (and 22).
 // Deep nesting is in robustness-depth.spec.mjs, the heaviest checks in robustness-heavy.spec.mjs.
-import { createRequire } from 'node:module'
 import { Worker } from 'node:worker_threads'
 import test from 'ava'
 import { RepeatToolGuard, canonicalize } from '../index.js'
@@ -114,17 +113,10 @@ function v8Verdict(value) {
   }
 }
 
-// The WASI build's Node-API (emnapi) asks an object for its prototype when it tells the value's
-// type, before JSON.stringify sees it: on a revoked proxy that is the operation its TypeError names.
-const WASI = createRequire(import.meta.url)('../lib/native.cjs').__napiBindingTarget === 'wasm32-wasi'
-function verdictOf(name, make) {
-  if (WASI && name === 'a revoked proxy') return { error: new TypeError("Cannot perform 'getPrototypeOf' on a proxy that has been revoked") }
-  return v8Verdict(make())
-}
 
 test('values outside JSON follow JSON.stringify\'s rules or throw its error, naming the problem; never a crash', (t) => {
   for (const [name, make] of Object.entries(OUTSIDE_JSON)) {
-    const verdict = verdictOf(name, make)
+    const verdict = v8Verdict(make())
     if (verdict.text !== undefined) {
       t.is(canonicalize(make()), verdict.text, name)
     } else if (verdict.none) {
@@ -150,7 +142,7 @@ test('past V8\'s depth the iterative fallback gives the same text or the same ki
   // Where the fallback is known to differ (function or BigInt toJSON, proxied arrays, boxed
   // primitives), see robustness-regressions.spec.mjs.
   for (const [name, make] of Object.entries(OUTSIDE_JSON)) {
-    const verdict = verdictOf(name, make)
+    const verdict = v8Verdict(make())
     const deep = () => canonicalize(wrap(make(), BEYOND_V8))
     if (verdict.text !== undefined) {
       t.is(deep(), wrapText(verdict.text, BEYOND_V8), name)

@@ -7,6 +7,7 @@ import { createRequire } from 'node:module'
 import test from 'ava'
 import * as plugin from '../index.js'
 import { listenersOf } from './support/listeners.mjs'
+import { nativeGuard } from './support/native.mjs'
 
 const binding = createRequire(import.meta.url)('../lib/native.cjs')
 const forced = process.env.NAPI_RS_FORCE_WASI
@@ -21,12 +22,12 @@ test('the build the loader chose is the one NAPI_RS_FORCE_WASI asks for, and the
 
 test('texts the addon makes keep lone surrogates and a leading U+FEFF, short or long', (t) => {
   for (const tool of ['\uFEFF' + 'x'.repeat(40), 'x\uD800', 'y'.repeat(40) + '\uDC00' + 'z'.repeat(40), '\uD83D', '\uFEFF'.repeat(3)]) {
-    const guard = new binding.RepeatToolGuard({ thresholds: [2, 3], cycles: { maxPeriod: 2, repeats: 2 } })
+    const guard = nativeGuard({ thresholds: [2, 3], cycles: { maxPeriod: 2, repeats: 2 } })
     for (let i = 0; i < 2; i++) guard.observe('a', tool, { q: 1 })
     const detailed = guard.observe('a', tool, { q: 1 })
     t.true(detailed.text.includes(`- tool: ${tool}\n`), JSON.stringify(tool))
     // A cycle's tools array, string by string.
-    const cycles = new binding.RepeatToolGuard({ thresholds: [9], cycles: { maxPeriod: 2, repeats: 2 } })
+    const cycles = nativeGuard({ thresholds: [9], cycles: { maxPeriod: 2, repeats: 2 } })
     let reminder
     for (const name of [tool, 'other', tool, 'other']) reminder = cycles.observe('b', name, {}) ?? reminder
     t.deepEqual(reminder?.tools, [tool, 'other'], JSON.stringify(tool))

@@ -6,6 +6,8 @@
 // result; the plugin's hot path reads native results directly and never comes through here.
 import { createRequire } from 'node:module'
 
+import { jsonText, resultText } from './json-text.js'
+
 const binding = createRequire(import.meta.url)('./native.cjs')
 
 // The JavaScript error classes the binding throws (its own, and JSON.stringify's on the class path).
@@ -38,6 +40,17 @@ function localReminder(reminder) {
   return tools === undefined ? { tier, count, text } : { tier, count, text, tools: [...tools] }
 }
 
+/**
+ * The arguments of the native guard's `observe` and `restore` for a call: the id and name as
+ * given (the native guard checks them, the id first), then, for a tracked tool only, the call's
+ * arguments and, when the guard reads results, its result as JSON text. An untracked call is never
+ * read: no toJSON or getter of its arguments runs.
+ */
+export function callOf(native, agentId, toolName, args, result) {
+  if (typeof agentId !== 'string' || !native.isTracked(toolName)) return [agentId, toolName]
+  return [agentId, toolName, jsonText(args), native.takesResults ? resultText(result) : undefined]
+}
+
 /** The native guard behind a RepeatToolGuard, for the plugin's hot path. */
 export let nativeOf
 
@@ -54,12 +67,12 @@ export class RepeatToolGuard {
 
   observe(agentId, toolName, args, result) {
     const native = this.#native
-    return localReminder(inRealm(() => native.observe(agentId, toolName, args, result)))
+    return localReminder(inRealm(() => native.observe(...callOf(native, agentId, toolName, args, result))))
   }
 
   restore(agentId, toolName, args, result) {
     const native = this.#native
-    inRealm(() => native.restore(agentId, toolName, args, result))
+    inRealm(() => native.restore(...callOf(native, agentId, toolName, args, result)))
   }
 
   stats() {
@@ -101,5 +114,5 @@ export class RepeatToolGuard {
 }
 
 export function canonicalize(args) {
-  return inRealm(() => binding.canonicalize(args))
+  return inRealm(() => binding.canonicalize(jsonText(args)))
 }

@@ -5,7 +5,6 @@
 use napi::bindgen_prelude::Env;
 use repeat_tool_guard_core::{CanonicalError, ConfigError};
 
-use crate::js::{ErrorClass, Js};
 use crate::registry::RegistryError;
 
 #[derive(Debug, thiserror::Error)]
@@ -21,10 +20,6 @@ pub enum Failure {
         name: &'static str,
         kind: &'static str,
     },
-    #[error(
-        "repeat-tool-guard: a tool result must be an object with `content` and `isError`, got {0}"
-    )]
-    ResultNotAnObject(&'static str),
     /// A Node-API call failed, or JavaScript code it ran threw (the
     /// exception is then pending, and is what the caller gets).
     #[error("{}", .0.reason)]
@@ -35,7 +30,7 @@ impl Failure {
     fn is_type_error(&self) -> bool {
         match self {
             Failure::Config(error) => error.is_type_error(),
-            Failure::NotAString { .. } | Failure::ResultNotAnObject(_) => true,
+            Failure::NotAString { .. } => true,
             Failure::Canonical(_) | Failure::Registry(_) | Failure::Node(_) => false,
         }
     }
@@ -47,12 +42,14 @@ pub fn map_error(env: Env, failure: Failure) -> napi::Error {
     if let Failure::Node(error) = failure {
         return error;
     }
-    let class = if failure.is_type_error() {
-        ErrorClass::TypeError
+    let message = failure.to_string();
+    let thrown = if failure.is_type_error() {
+        env.throw_type_error(&message, None)
     } else {
-        ErrorClass::Error
+        env.throw_error(&message, None)
     };
-    // SAFETY: every `Env` in this crate is one napi-rs handed a `#[napi]` function, passed down
-    // while it runs (`map_error` is private to the crate): here, the function whose error this is.
-    unsafe { Js::new(&env) }.throw(class, &failure.to_string())
+    match thrown {
+        Ok(()) => napi::Error::new(napi::Status::PendingException, message),
+        Err(error) => error,
+    }
 }

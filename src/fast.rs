@@ -31,7 +31,7 @@ use repeat_tool_guard_core::{Arguments, Call, CanonicalError, Pieces};
 use crate::header::{
     malformed, out_of_range, whole, HANDLE, HEADER, LENGTH, PIECES, RESULT_START, WIDE_PIECES,
 };
-use crate::js::{answer, ErrorClass, Js};
+use crate::js::{answer, Js};
 use crate::prefix::Prefix;
 use crate::registry;
 use crate::reminder::Reminder;
@@ -234,7 +234,7 @@ fn observe_call(
         }
     });
     // Thrown once the guard is no longer borrowed.
-    outcome.map_err(|e| js.throw(ErrorClass::Error, &e.to_string()))
+    outcome.map_err(|e| js.throw(&e.to_string()))
 }
 
 /// The call `bytes` hold: the agent id and tool name (`prefix` reads them),
@@ -296,7 +296,7 @@ impl Outcome {
             // `undefined` in JavaScript (a null result), cheaper than asking for it.
             Outcome::Quiet { repeated: false } => Ok(ptr::null_mut()),
             Outcome::Reminder(reminder) => js.make(Reminder::from(*reminder)),
-            Outcome::Failed(error) => Err(js.throw(ErrorClass::Error, &error.to_string())),
+            Outcome::Failed(error) => Err(js.throw(&error.to_string())),
             Outcome::Refused(error) => Err(*error),
         }
     }
@@ -320,7 +320,7 @@ fn again(js: &mut Js, info: napi_callback_info) -> Result<napi_value> {
         let observed = guard.observe_again()?;
         Some(Outcome::of(observed, guard.repeated()))
     })
-    .map_err(|e| js.throw(ErrorClass::Error, &e.to_string()))?;
+    .map_err(|e| js.throw(&e.to_string()))?;
     match outcome {
         Some(outcome) => outcome.answer(js),
         None => js.boolean_value(false),

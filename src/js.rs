@@ -1,25 +1,21 @@
-//! The few raw Node-API calls the binding needs, each checked.
-//!
-//! Raw calls rather than napi-rs' typed wrappers because the hot path
-//! (`observe`) must not pay for conversions it does not need, and because the
-//! deep-value walker must look at values exactly as `JSON.stringify` does.
+//! The few raw Node-API calls the hot path (`fast`) needs, each checked: raw
+//! rather than napi-rs' typed wrappers because a small call must not pay for
+//! conversions it does not need.
 //!
 //! The rules the raw calls rely on are in the types: a [`Js`] borrows the env
 //! of one call from JavaScript for `'env` and cannot be copied, nor made in
-//! safe code (both constructors are `unsafe`: napi-rs' `Env::from_raw` is
-//! safe, so an `Env` proves nothing); calls that may run JavaScript (a getter,
-//! a proxy trap, a function, a setter that making an object's fields may meet)
-//! take it `&mut`, so bytes borrowed from JavaScript memory
-//! ([`Js::array_buffer`]) cannot outlive into one.
+//! safe code (its constructor is `unsafe`: napi-rs' `Env::from_raw` is safe,
+//! so an `Env` proves nothing); calls that may run JavaScript (a getter, a
+//! setter that making an object's fields may meet) take it `&mut`, so bytes
+//! borrowed from JavaScript memory ([`Js::array_buffer`]) cannot outlive into
+//! one.
 
 use std::marker::PhantomData;
 use std::ptr;
 
 use napi::bindgen_prelude::{Env, ToNapiValue};
 use napi::sys::{self, napi_callback_info, napi_env, napi_value};
-use napi::{Error, Result, Status, ValueType};
-
-use crate::kind::Kind;
+use napi::{Error, Result, Status};
 
 /// The env of the call from JavaScript now running, borrowed for `'env`.
 pub struct Js<'env> {
@@ -43,7 +39,7 @@ macro_rules! napi {
     };
 }
 
-impl<'env> Js<'env> {
+impl Js<'_> {
     /// The env Node-API handed a raw callback.
     ///
     /// # Safety
@@ -52,20 +48,6 @@ impl<'env> Js<'env> {
     pub unsafe fn from_callback(env: napi_env) -> Self {
         Js {
             env,
-            call: PhantomData,
-        }
-    }
-
-    /// The env napi-rs handed a `#[napi]` function: napi-rs makes its safe calls with it, and so
-    /// does this, for as long as the function borrows it.
-    ///
-    /// # Safety
-    ///
-    /// `env` is the one napi-rs handed the `#[napi]` function now running. (napi-rs' safe
-    /// `Env::from_raw` makes an `Env` of any pointer, so the type alone cannot say so.)
-    pub unsafe fn new(env: &'env Env) -> Self {
-        Js {
-            env: env.raw(),
             call: PhantomData,
         }
     }
@@ -118,24 +100,6 @@ fn check(status: sys::napi_status, what: &str) -> Result<()> {
 }
 /// Reading values: these run no JavaScript.
 impl Js<'_> {
-    pub fn kind(&self, value: napi_value) -> Result<Kind> {
-        let mut t = 0;
-        napi!(self, "typeof", napi_typeof(value, &mut t))?;
-        Ok(Kind::from(ValueType::from(t)))
-    }
-
-    pub fn global(&self) -> Result<napi_value> {
-        let mut out = ptr::null_mut();
-        napi!(self, "get global", napi_get_global(&mut out))?;
-        Ok(out)
-    }
-
-    pub fn undefined(&self) -> Result<napi_value> {
-        let mut out = ptr::null_mut();
-        napi!(self, "get undefined", napi_get_undefined(&mut out))?;
-        Ok(out)
-    }
-
     pub fn null(&self) -> Result<napi_value> {
         let mut out = ptr::null_mut();
         napi!(self, "get null", napi_get_null(&mut out))?;
@@ -160,19 +124,6 @@ impl Js<'_> {
         Ok(out)
     }
 
-    pub fn boolean(&self, value: napi_value) -> Result<bool> {
-        let mut out = false;
-        napi!(self, "boolean read", napi_get_value_bool(value, &mut out))?;
-        Ok(out)
-    }
-
-    /// A string's UTF-16 code units, lone surrogates included.
-    pub fn utf16(&self, value: napi_value) -> Result<Vec<u16>> {
-        let mut units = Vec::new();
-        self.utf16_append(value, &mut units)?;
-        Ok(units)
-    }
-
     /// Appends the code units of `value`, a string whose every code unit is
     /// at most 0xff (the caller knows), one byte each.
     pub fn latin1_append(&self, value: napi_value, bytes: &mut Vec<u8>) -> Result<()> {
@@ -192,25 +143,6 @@ impl Js<'_> {
                 self,
                 "string read",
                 napi_get_value_string_utf16(value, buffer, size, written)
-            )
-        })
-    }
-
-    /// A string as UTF-8; only for text known to be well-formed (JSON.stringify output).
-    pub fn utf8(&self, value: napi_value) -> Result<String> {
-        let mut bytes = Vec::new();
-        append_units(&mut bytes, |buffer: *mut u8, size, written| {
-            napi!(
-                self,
-                "string read",
-                napi_get_value_string_utf8(value, buffer.cast(), size, written)
-            )
-        })?;
-        // Node-API emits UTF-8 (lone surrogates become U+FFFD), so this does not fail.
-        String::from_utf8(bytes).map_err(|_| {
-            Error::new(
-                Status::GenericFailure,
-                "repeat-tool-guard: string was not UTF-8",
             )
         })
     }
@@ -254,35 +186,6 @@ impl Js<'_> {
         Ok(out)
     }
 
-    /// Takes the pending exception, if any, so the caller can look at it.
-    pub fn take_exception(&self) -> Option<napi_value> {
-        let mut pending = false;
-        napi!(
-            self,
-            "exception check",
-            napi_is_exception_pending(&mut pending)
-        )
-        .ok()?;
-        if !pending {
-            return None;
-        }
-        let mut out = ptr::null_mut();
-        napi!(
-            self,
-            "exception read",
-            napi_get_and_clear_last_exception(&mut out)
-        )
-        .ok()?;
-        Some(out)
-    }
-
-    /// Throws `error` again and reports it as pending.
-    pub fn rethrow(&self, error: napi_value) -> Error {
-        // A failure leaves nothing pending; the caller reports an error either way.
-        let _ = napi!(self, "throw", napi_throw(error));
-        Error::new(Status::PendingException, "rethrown".to_owned())
-    }
-
     /// The call's `N` arguments, or an error saying what they should be.
     pub fn args<const N: usize>(
         &self,
@@ -316,34 +219,6 @@ impl Js<'_> {
 /// Calls that may run JavaScript (a getter, a proxy's trap, a function): they
 /// take the `Js` mutably, so no borrowed bytes outlive into them.
 impl Js<'_> {
-    /// `object[name]` for a NUL-terminated `name`.
-    pub fn named(&mut self, object: napi_value, name: &std::ffi::CStr) -> Result<napi_value> {
-        let mut out = ptr::null_mut();
-        napi!(
-            self,
-            "property read",
-            napi_get_named_property(object, name.as_ptr(), &mut out)
-        )?;
-        Ok(out)
-    }
-
-    /// `object[names[0]][names[1]]…`, read in that order.
-    pub fn path(&mut self, object: napi_value, names: &[&std::ffi::CStr]) -> Result<napi_value> {
-        names
-            .iter()
-            .try_fold(object, |object, name| self.named(object, name))
-    }
-
-    pub fn property(&mut self, object: napi_value, key: napi_value) -> Result<napi_value> {
-        let mut out = ptr::null_mut();
-        napi!(
-            self,
-            "property read",
-            napi_get_property(object, key, &mut out)
-        )?;
-        Ok(out)
-    }
-
     pub fn element(&mut self, array: napi_value, index: u32) -> Result<napi_value> {
         let mut out = ptr::null_mut();
         napi!(
@@ -353,109 +228,25 @@ impl Js<'_> {
         )?;
         Ok(out)
     }
-
-    /// Own enumerable string keys, as `Object.keys` lists them.
-    pub fn keys(&mut self, object: napi_value) -> Result<napi_value> {
-        let mut out = ptr::null_mut();
-        napi!(
-            self,
-            "Object.keys",
-            napi_get_all_property_names(
-                object,
-                sys::KeyCollectionMode::own_only,
-                sys::KeyFilter::enumerable | sys::KeyFilter::skip_symbols,
-                sys::KeyConversion::numbers_to_strings,
-                &mut out,
-            )
-        )?;
-        Ok(out)
-    }
-
-    pub fn call(
-        &mut self,
-        function: napi_value,
-        this: napi_value,
-        args: &[napi_value],
-    ) -> Result<napi_value> {
-        let mut out = ptr::null_mut();
-        // `args` is a live slice of handles, passed with its length.
-        napi!(
-            self,
-            "call",
-            napi_call_function(this, function, args.len(), args.as_ptr(), &mut out)
-        )?;
-        Ok(out)
-    }
-
-    pub fn construct(&mut self, constructor: napi_value) -> Result<napi_value> {
-        let mut out = ptr::null_mut();
-        // No arguments: argc 0 with a null argv.
-        napi!(
-            self,
-            "new",
-            napi_new_instance(constructor, 0, ptr::null(), &mut out)
-        )?;
-        Ok(out)
-    }
-}
-
-/// Which JavaScript error class a failure becomes.
-#[derive(Clone, Copy)]
-pub enum ErrorClass {
-    Error,
-    TypeError,
-    RangeError,
 }
 
 impl Js<'_> {
-    /// Throws a new `Error`, `TypeError` or `RangeError` with `message` and reports it as pending.
-    pub fn throw(&self, class: ErrorClass, message: &str) -> Error {
+    /// Throws a new `Error` with `message` and reports it as pending.
+    pub fn throw(&self, message: &str) -> Error {
         let thrown = (|| -> Result<()> {
             let text = self.string(message)?;
             let mut error = ptr::null_mut();
-            let code = ptr::null_mut();
-            match class {
-                ErrorClass::Error => {
-                    napi!(
-                        self,
-                        "error create",
-                        napi_create_error(code, text, &mut error)
-                    )
-                }
-                ErrorClass::TypeError => napi!(
-                    self,
-                    "error create",
-                    napi_create_type_error(code, text, &mut error)
-                ),
-                ErrorClass::RangeError => napi!(
-                    self,
-                    "error create",
-                    napi_create_range_error(code, text, &mut error)
-                ),
-            }?;
+            napi!(
+                self,
+                "error create",
+                napi_create_error(ptr::null_mut(), text, &mut error)
+            )?;
             napi!(self, "throw", napi_throw(error))
         })();
         match thrown {
             Ok(()) => Error::new(Status::PendingException, message.to_owned()),
             Err(_) => Error::new(Status::GenericFailure, message.to_owned()),
         }
-    }
-
-    /// Whether a caught exception is V8 running out of stack (a `RangeError`
-    /// about the call stack), rather than, say, a string grown too long.
-    pub fn is_stack_overflow(&mut self, error: napi_value) -> bool {
-        let mut read = |name: &std::ffi::CStr| {
-            let value = self.named(error, name)?;
-            match self.kind(value)? {
-                Kind::String => self.utf8(value),
-                _ => Ok(String::new()),
-            }
-        };
-        let (name, message) = (read(c"name"), read(c"message"));
-        // Reading them cannot leave an exception behind that the caller did not expect.
-        let _ = self.take_exception();
-        matches!(name.as_deref(), Ok("RangeError"))
-            && message.is_ok_and(|m| m.contains("call stack"))
     }
 }
 
@@ -466,7 +257,7 @@ pub(crate) fn answer(js: &Js, result: Result<napi_value>) -> napi_value {
         Ok(value) => value,
         Err(error) => {
             if error.status != Status::PendingException {
-                js.throw(ErrorClass::Error, &error.reason);
+                js.throw(&error.reason);
             }
             ptr::null_mut()
         }

@@ -1,9 +1,7 @@
 //! Node binding of the repeat-tool-guard core: a thin layer that reads
 //! JavaScript values, calls the core, and maps its errors to JavaScript ones.
 
-mod arguments;
 mod config;
-mod deep_json;
 mod error;
 mod fast;
 mod header;
@@ -12,16 +10,14 @@ mod kind;
 mod prefix;
 mod registry;
 mod reminder;
-mod result;
 mod value;
 
 use napi::bindgen_prelude::{Env, Object, Unknown};
-use napi::{JsValue, Result};
+use napi::Result;
 use napi_derive::napi;
-use repeat_tool_guard_core::{Call, CanonicalError, Guard, GuardConfig, Tier};
+use repeat_tool_guard_core::{Arguments, Call, CanonicalError, Guard, GuardConfig, Tier};
 
 use error::map_error;
-use js::Js;
 use reminder::Reminder;
 use value::{string_arg, StringArg};
 
@@ -48,38 +44,30 @@ impl RepeatToolGuard {
         registry::with(self.id, f).map_err(|e| map_error(env, e.into()))
     }
 
-    /// Reads one call (agent id, tool name, arguments and, with `sameResultOnly`, `noProgress` or `failures`,
-    /// the result) and runs `f` on this guard with it; `None` for an untracked tool.
+    /// Reads one call (agent id, tool name, and as JSON text its arguments and, with
+    /// `sameResultOnly`, `noProgress` or `failures`, its result) and runs `f` on this guard with
+    /// it; `None` for an untracked tool.
     fn with_call<R>(
         &self,
         env: Env,
-        (agent_id, tool_name, args, result): (StringArg, StringArg, Unknown, Option<Unknown>),
+        (agent_id, tool_name, args, result): (StringArg, StringArg, Option<String>, Option<String>),
         f: impl FnOnce(&mut Guard, Call<'_>) -> std::result::Result<R, CanonicalError>,
     ) -> Result<Option<R>> {
         let read = |value, name| string_arg(value, name).map_err(|f| map_error(env, f));
         let (agent_id, tool_name) = (read(agent_id, "agentId")?, read(tool_name, "toolName")?);
-        let (tracked, takes_results) = self.with(env, |guard| {
-            (guard.is_tracked(&tool_name), guard.takes_results())
-        })?;
-        if !tracked {
-            return Ok(None);
-        }
-        // Reading may run JavaScript (toJSON, getters): done before the guard is borrowed.
-        // SAFETY: `env` is the one napi-rs handed this `#[napi]` method, now running.
-        let text = arguments::read(&mut unsafe { Js::new(&env) }, args.raw())?;
-        let result = match result {
-            Some(value) if takes_results => {
-                result::read(env, value).map_err(|f| map_error(env, f))?
-            }
-            _ => None,
-        };
         let done = self.with(env, |guard| {
-            let call = Call::new(&agent_id, &tool_name, text.as_arguments())
-                .with_result(result.as_ref().map(|r| r.as_arguments()))
+            if !guard.is_tracked(&tool_name) {
+                return Ok(None);
+            }
+            // Text that is missing is no JSON: an error, as for any text that does not parse.
+            let args = Arguments::Json(args.as_deref().unwrap_or_default());
+            let result = result.as_deref().filter(|_| guard.takes_results());
+            let call = Call::new(&agent_id, &tool_name, args)
+                .with_result(result.map(Arguments::Json))
                 .known_tracked();
-            f(guard, call)
+            f(guard, call).map(Some)
         })?;
-        done.map(Some).map_err(|e| map_error(env, e.into()))
+        done.map_err(|e| map_error(env, e.into()))
     }
 
     /// Runs `f` on this guard with the agent id or tool name `value` read as `name`.
@@ -128,9 +116,10 @@ impl RepeatToolGuard {
         env: Env,
         agent_id: StringArg,
         tool_name: StringArg,
-        args: Unknown,
-        result: Option<Unknown>,
+        args: Option<String>,
+        result: Option<String>,
     ) -> Result<Option<Reminder>> {
+        // `lib/guard.js` hands the native method the arguments and the result as JSON text.
         let reminder = self.with_call(env, (agent_id, tool_name, args, result), Guard::observe)?;
         Ok(reminder.flatten().map(Reminder::from))
     }
@@ -146,8 +135,8 @@ impl RepeatToolGuard {
         env: Env,
         agent_id: StringArg,
         tool_name: StringArg,
-        args: Unknown,
-        result: Option<Unknown>,
+        args: Option<String>,
+        result: Option<String>,
     ) -> Result<()> {
         self.with_call(env, (agent_id, tool_name, args, result), Guard::restore)?;
         Ok(())
@@ -240,11 +229,10 @@ pub fn register_hot_path(mut exports: Object) -> Result<()> {
 /// values see docs/CANONICAL.md. No JSON form at the top (`undefined`, a
 /// function, a symbol), a `BigInt` or a cycle: a `TypeError`.
 #[napi(ts_args_type = "args: unknown")]
-pub fn canonicalize(env: Env, args: Unknown) -> Result<String> {
-    // SAFETY: `env` is the one napi-rs handed this `#[napi]` function, now running.
-    let text = arguments::read(&mut unsafe { Js::new(&env) }, args.raw())?;
+pub fn canonicalize(env: Env, args: String) -> Result<String> {
+    // `lib/guard.js` hands the native function the JSON text of `args`.
     let mut out = String::new();
-    text.as_arguments()
+    Arguments::Json(&args)
         .write_canonical(&mut out)
         .map_err(|e| map_error(env, e.into()))?;
     Ok(out)

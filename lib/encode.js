@@ -298,9 +298,8 @@ function number(value, at) {
  * before that is caught by `encode`.
  */
 function write(value, depth, at, slot) {
-  // For the value itself and a tool result's content; `writeOther`'s loops write their strings
-  // and numbers themselves. `slot`: the string's slot (see SLOTS). `typeof value === '…'` tests, not a switch
-  // on `typeof value`: the optimizing compiler turns each test into a type check, where a switch
+  // `slot`: the string's slot (see SLOTS). `typeof value === '…'` tests, not a switch on
+  // `typeof value`: the optimizing compiler turns each test into a type check, where a switch
   // first builds the type's name.
   if (typeof value === 'string') {
     return slotText[slot] === value && at + CACHED_ROOM <= bytes.length ? cached(view, slot, at) : stringToSlot(value, at, slot)
@@ -329,63 +328,21 @@ function writeOther(value, depth, at) {
   }
   // A BigInt, or too deep.
   if (typeof value !== 'object' || depth === MAX_DEPTH) return -1
-  // Strings and numbers are written in the loops below, through locals for the bytes and their
-  // view (cheaper than the module's bindings), read again after anything that may grow the buffer.
-  let out = bytes
-  let dv = view
-  // `out.length` as a small integer: compared with it, `at` stays an integer (the length of a
-  // typed array is not one to the optimizing compiler).
-  let limit = 0
   if (Array.isArray(value)) {
     if (typeof value.toJSON === 'function') return -1
     const length = value.length
     const start = open(ARRAY, at)
     if (start < 0) return -1
-    out = bytes
-    dv = view
-    limit = out.length | 0
     at = start + SIZE_BYTES
     const slots = elementSlot(depth)
-    for (let i = 0; i < length; i++) {
-      const element = value[i]
-      // The 16th element and those after share the last slot.
-      const slot = slots + Math.min(i, 15)
-      if (typeof element === 'string') {
-        if (slotText[slot] === element && at + CACHED_ROOM <= limit) at = cached(dv, slot, at)
-        else {
-          at = stringToSlot(element, at, slot)
-          if (at < 0) return -1
-          out = bytes
-          dv = view
-          limit = out.length | 0
-        }
-      } else if (typeof element === 'number') {
-        if (at + 9 > limit) {
-          if (!grow(at + 9, at)) return -1
-          out = bytes
-          dv = view
-          limit = out.length | 0
-        }
-        out[at] = NUMBER
-        dv.setFloat64(at + 1, element, true)
-        at += 9
-      } else {
-        at = writeOther(element, depth + 1, at)
-        if (at < 0) return -1
-        out = bytes
-        dv = view
-        limit = out.length | 0
-      }
-    }
-    return close(start, at)
+    // The 16th element and those after share the last slot.
+    for (let i = 0; i < length && at >= 0; i++) at = write(value[i], depth + 1, at, slots + Math.min(i, 15))
+    return at < 0 ? -1 : close(start, at)
   }
   const prototype = Object.getPrototypeOf(value)
   if (prototype !== objectPrototype && (prototype !== null || isRawJSON(value))) return -1
   const start = open(OBJECT, at)
   if (start < 0) return -1
-  out = bytes
-  dv = view
-  limit = out.length | 0
   at = start + SIZE_BYTES
   let slot = memberSlot(depth)
   // for-in, not Object.keys: no array of keys to build. It yields only own keys here: the
@@ -395,42 +352,10 @@ function writeOther(value, depth, at) {
     // A plain object's toJSON is its own (Object.prototype's is checked once per walk): looking
     // for the key is cheaper than a property lookup that misses.
     if (key === 'toJSON') return -1
-    if (slotText[slot] === key && at + CACHED_ROOM <= limit) at = cached(dv, slot, at)
-    else {
-      at = stringToSlot(key, at, slot)
-      if (at < 0) return -1
-      out = bytes
-      dv = view
-      limit = out.length | 0
-    }
-    const member = value[key]
-    const next = slot + 1
-    if (typeof member === 'string') {
-      if (slotText[next] === member && at + CACHED_ROOM <= limit) at = cached(dv, next, at)
-      else {
-        at = stringToSlot(member, at, next)
-        if (at < 0) return -1
-        out = bytes
-        dv = view
-        limit = out.length | 0
-      }
-    } else if (typeof member === 'number') {
-      if (at + 9 > limit) {
-        if (!grow(at + 9, at)) return -1
-        out = bytes
-        dv = view
-        limit = out.length | 0
-      }
-      out[at] = NUMBER
-      dv.setFloat64(at + 1, member, true)
-      at += 9
-    } else {
-      at = writeOther(member, depth + 1, at)
-      if (at < 0) return -1
-      out = bytes
-      dv = view
-      limit = out.length | 0
-    }
+    at = write(key, depth, at, slot)
+    if (at < 0) return -1
+    at = write(value[key], depth + 1, at, slot + 1)
+    if (at < 0) return -1
     // The next member's pair of slots; the 8th member and those after share the last pair.
     if ((slot & 15) < 14) slot += 2
   }

@@ -122,7 +122,8 @@ function deepJsonText(root) {
       open.add(value)
       written.push(false)
       if (Array.isArray(value)) {
-        const length = Math.max(0, Math.min(Number(value.length) || 0, Number.MAX_SAFE_INTEGER))
+        // LengthOfArrayLike, as JSON.stringify reads it (a proxy may report any number).
+        const length = Math.floor(Math.max(0, Math.min(Number(value.length) || 0, Number.MAX_SAFE_INTEGER)))
         // Every element takes at least one character and a comma.
         if (2 * length > MAX_TEXT - out.length) throw new RangeError('Invalid string length')
         out += '['

@@ -5,6 +5,7 @@
 use napi::bindgen_prelude::Env;
 use repeat_tool_guard_core::{CanonicalError, ConfigError};
 
+use crate::js::throw;
 use crate::registry::RegistryError;
 
 #[derive(Debug, thiserror::Error)]
@@ -42,14 +43,6 @@ pub fn map_error(env: Env, failure: Failure) -> napi::Error {
     if let Failure::Node(error) = failure {
         return error;
     }
-    let message = failure.to_string();
-    let thrown = if failure.is_type_error() {
-        env.throw_type_error(&message, None)
-    } else {
-        env.throw_error(&message, None)
-    };
-    match thrown {
-        Ok(()) => napi::Error::new(napi::Status::PendingException, message),
-        Err(error) => error,
-    }
+    let type_error = failure.is_type_error();
+    throw(env, failure.to_string(), type_error)
 }

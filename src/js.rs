@@ -175,17 +175,6 @@ impl Js<'_> {
         Ok(unsafe { std::slice::from_raw_parts(data.cast_const().cast::<u8>(), length) })
     }
 
-    pub fn string(&self, text: &str) -> Result<napi_value> {
-        let mut out = ptr::null_mut();
-        // Node-API copies the bytes.
-        napi!(
-            self,
-            "string create",
-            napi_create_string_utf8(text.as_ptr().cast(), text.len() as isize, &mut out)
-        )?;
-        Ok(out)
-    }
-
     /// The call's `N` arguments, or an error saying what they should be.
     pub fn args<const N: usize>(
         &self,
@@ -233,20 +222,21 @@ impl Js<'_> {
 impl Js<'_> {
     /// Throws a new `Error` with `message` and reports it as pending.
     pub fn throw(&self, message: &str) -> Error {
-        let thrown = (|| -> Result<()> {
-            let text = self.string(message)?;
-            let mut error = ptr::null_mut();
-            napi!(
-                self,
-                "error create",
-                napi_create_error(ptr::null_mut(), text, &mut error)
-            )?;
-            napi!(self, "throw", napi_throw(error))
-        })();
-        match thrown {
-            Ok(()) => Error::new(Status::PendingException, message.to_owned()),
-            Err(_) => Error::new(Status::GenericFailure, message.to_owned()),
-        }
+        throw(Env::from_raw(self.env), message.to_owned(), false)
+    }
+}
+
+/// Throws `message` in `env`, a `TypeError` or an `Error`, and reports it as pending: the one way
+/// the binding throws, from a raw function's `Js` or a `#[napi]` function's `Env` alike.
+pub fn throw(env: Env, message: String, type_error: bool) -> Error {
+    let thrown = if type_error {
+        env.throw_type_error(&message, None)
+    } else {
+        env.throw_error(&message, None)
+    };
+    match thrown {
+        Ok(()) => Error::new(Status::PendingException, message),
+        Err(_) => Error::new(Status::GenericFailure, message),
     }
 }
 

@@ -1,5 +1,6 @@
-//! Node binding of the repeat-tool-guard core: a thin layer that reads
-//! JavaScript values, calls the core, and maps its errors to JavaScript ones.
+//! Node binding of the repeat-tool-guard core: a thin layer that reads the
+//! calls JavaScript hands it (JSON text, or `lib/encode.js`' bytes), calls the
+//! core, and maps its errors to JavaScript ones.
 
 mod config;
 mod error;

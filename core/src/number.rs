@@ -1,143 +1,17 @@
 //! JavaScript's Number-to-String conversion (ECMA-262 `Number::toString`).
 //!
 //! Canonical arguments and validation messages must show numbers exactly as
-//! JavaScript does (`1e+21`, `5e-324`, `-0` → `0`). Rust's `{:e}` already gives
-//! the shortest round-trip digits; only the layout differs, so that is all this
-//! module does.
-
-use std::fmt::Write;
+//! JavaScript does (`1e+21`, `5e-324`, `-0` → `0`, the even digits on a tie):
+//! `ryu-js` prints them so.
 
 /// Appends `String(value)` as JavaScript computes it.
 pub fn write_js_number(value: f64, out: &mut String) {
-    if value.is_nan() {
-        out.push_str("NaN");
-        return;
-    }
-    if value.is_infinite() {
-        out.push_str(if value > 0.0 { "Infinity" } else { "-Infinity" });
-        return;
-    }
-    if value == 0.0 {
-        // Both zeros print as "0".
-        out.push('0');
-        return;
-    }
-    // Integers below 2^53 print as plain digits; `as i64` is exact for them.
-    if value.fract() == 0.0 && value.abs() < 9_007_199_254_740_992.0 {
-        let _ = write!(out, "{}", value as i64);
-        return;
-    }
-    if value < 0.0 {
-        out.push('-');
-    }
-    let mut scientific = String::with_capacity(32);
-    let _ = write!(scientific, "{:e}", value.abs());
-    // `{:e}` of a finite, non-zero f64 is always "d[.ddd]e[-]x".
-    let (mantissa, exponent) = scientific
-        .split_once('e')
-        .unwrap_or((scientific.as_str(), "0"));
-    let exponent: i32 = exponent.parse().unwrap_or(0);
-    let digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
-    let digits = even_on_tie(value.abs(), digits, exponent);
-    layout(&digits, exponent + 1, out);
+    // `-0` prints as `0`; ryu-js keeps the sign.
+    let value = if value == 0.0 { 0.0 } else { value };
+    out.push_str(ryu_js::Buffer::new().format(value));
 }
 
-/// When the value lies exactly halfway between two shortest candidates,
-/// `Number::toString` takes the even one; Rust's shortest digits take the
-/// other. `digits` are Rust's for `value` (positive) with decimal exponent
-/// `exponent`; returns the digits JavaScript prints.
-fn even_on_tie(value: f64, digits: String, exponent: i32) -> String {
-    let odd = digits.bytes().last().is_some_and(|d| (d - b'0') % 2 == 1);
-    if !odd {
-        return digits;
-    }
-    // The exact decimal value: a double has at most 767 significant digits.
-    let exact = format!("{value:.767e}");
-    let Some((mantissa, exact_exponent)) = exact.split_once('e') else {
-        return digits;
-    };
-    if exact_exponent.parse::<i32>().ok() != Some(exponent) {
-        return digits;
-    }
-    let exact: Vec<u8> = mantissa.bytes().filter(u8::is_ascii_digit).collect();
-    let k = digits.len();
-    let halfway_after = |prefix: &[u8]| {
-        exact.get(..k) == Some(prefix)
-            && exact.get(k) == Some(&b'5')
-            && exact
-                .get(k + 1..)
-                .is_some_and(|rest| rest.iter().all(|&d| d == b'0'))
-    };
-    let mut lower = digits.clone().into_bytes();
-    if let Some(last) = lower.last_mut() {
-        // An odd ASCII digit, so at least b'1': no underflow.
-        *last -= 1;
-    }
-    let candidate = if halfway_after(&lower) {
-        // Halfway between `lower` (even) and `digits`.
-        lower
-    } else if halfway_after(digits.as_bytes()) {
-        // Halfway between `digits` and the next one up (even): add one, carrying.
-        let mut upper = digits.clone().into_bytes();
-        let mut carry = true;
-        for d in upper.iter_mut().rev() {
-            if !carry {
-                break;
-            }
-            if *d == b'9' {
-                *d = b'0';
-            } else {
-                *d += 1;
-                carry = false;
-            }
-        }
-        if carry {
-            // 99…9 + 1 changes the exponent; leave such a value as Rust printed it.
-            return digits;
-        }
-        upper
-    } else {
-        return digits;
-    };
-    let candidate = String::from_utf8(candidate).unwrap_or_default();
-    let trimmed = candidate.trim_end_matches('0');
-    // Take it only if it names the same double (it should: it is as close as Rust's).
-    let back: Option<f64> = format!("0.{trimmed}e{}", exponent + 1).parse().ok();
-    if !trimmed.is_empty() && back == Some(value) {
-        trimmed.to_owned()
-    } else {
-        digits
-    }
-}
-
-/// Lays out `0.digits × 10^n` by the rules of `Number::toString` (steps 6–10).
-fn layout(digits: &str, n: i32, out: &mut String) {
-    let k = digits.len() as i32;
-    if k <= n && n <= 21 {
-        out.push_str(digits);
-        out.extend(std::iter::repeat_n('0', (n - k) as usize));
-    } else if 0 < n && n <= 21 {
-        let (int, frac) = digits.split_at(n as usize);
-        out.push_str(int);
-        out.push('.');
-        out.push_str(frac);
-    } else if -6 < n && n <= 0 {
-        out.push_str("0.");
-        out.extend(std::iter::repeat_n('0', (-n) as usize));
-        out.push_str(digits);
-    } else {
-        let (first, rest) = digits.split_at(1);
-        out.push_str(first);
-        if !rest.is_empty() {
-            out.push('.');
-            out.push_str(rest);
-        }
-        let e = n - 1;
-        let _ = write!(out, "e{}{}", if e < 0 { '-' } else { '+' }, e.abs());
-    }
-}
-
-/// `String(value)` as an owned string.
+/// `String(value)` as JavaScript computes it.
 pub fn js_number_to_string(value: f64) -> String {
     let mut out = String::new();
     write_js_number(value, &mut out);

@@ -13,7 +13,7 @@ use crate::key_order::Key;
 use crate::number::write_js_number;
 use crate::read::{visit, Scratch};
 use crate::tape::wide_units;
-use crate::value::{decode_json_string, Arguments, Scalar, Str, Visitor};
+use crate::value::{Arguments, Scalar, Str, Visitor};
 
 /// Where canonical text goes: a `String`, a preview.
 pub trait Sink {
@@ -117,7 +117,6 @@ impl<S: Sink> Visitor for TextWriter<'_, S> {
             Scalar::Null => self.sink.write("null"),
             Scalar::Bool(true) => self.sink.write("true"),
             Scalar::Bool(false) => self.sink.write("false"),
-            Scalar::NumberText(token) => write_number_text(token, self.sink),
             Scalar::Number(value) => write_number(value, self.sink),
             Scalar::Str(text) => write_str(text, self.sink),
         }
@@ -149,19 +148,6 @@ impl<S: Sink> Visitor for TextWriter<'_, S> {
     }
 }
 
-/// Writes a number token as `JSON.stringify` would print its value.
-fn write_number_text(token: &str, sink: &mut impl Sink) {
-    // Short integers other than -0 are already in canonical form.
-    let digits = token.strip_prefix('-').unwrap_or(token);
-    let short_integer =
-        !digits.is_empty() && digits.len() <= 15 && digits.bytes().all(|b| b.is_ascii_digit());
-    if short_integer && token != "-0" {
-        sink.write(token);
-        return;
-    }
-    write_number(token.parse().unwrap_or(f64::NAN), sink);
-}
-
 /// `JSON.stringify` of a number: non-finite values are `null`.
 fn write_number(value: f64, sink: &mut impl Sink) {
     if value.is_finite() {
@@ -173,7 +159,7 @@ fn write_number(value: f64, sink: &mut impl Sink) {
     }
 }
 
-/// Writes a string's canonical literal; unescaped JSON content is already canonical.
+/// Writes a string's canonical literal.
 /// A sink with little room gets the string cut first: one code unit past its
 /// room (so no surrogate pair is split where it is kept), escapes included.
 fn write_str(text: Str<'_>, sink: &mut impl Sink) {
@@ -184,12 +170,6 @@ fn write_str(text: Str<'_>, sink: &mut impl Sink) {
         cut(text, room + 1)
     };
     match text {
-        Str::Plain(raw) => {
-            sink.write("\"");
-            sink.write(raw);
-            sink.write("\"");
-        }
-        Str::Escaped(raw) => write_string_literal(&decode_json_string(raw), sink),
         Str::Units(units) => write_string_literal(units, sink),
         Str::Narrow(bytes) => {
             let units: Vec<u16> = bytes.iter().map(|&byte| u16::from(byte)).collect();
@@ -201,18 +181,7 @@ fn write_str(text: Str<'_>, sink: &mut impl Sink) {
 
 /// `text` cut to at least its first `units` code units, where it is longer.
 fn cut(text: Str<'_>, units: usize) -> Str<'_> {
-    // A char is one or two code units; an escape (at most 6 bytes) one.
-    let at_char = |raw: &str, bytes: usize| {
-        let mut end = bytes.min(raw.len());
-        while !raw.is_char_boundary(end) {
-            end -= 1;
-        }
-        end
-    };
     match text {
-        Str::Plain(raw) => Str::Plain(raw.get(..at_char(raw, 4 * units)).unwrap_or(raw)),
-        // Escapes are whole up to here: any cut inside one lies past the units kept.
-        Str::Escaped(raw) => Str::Escaped(raw.get(..at_char(raw, 6 * (units + 1))).unwrap_or(raw)),
         Str::Units(all) => Str::Units(all.get(..units).unwrap_or(all)),
         Str::Narrow(all) => Str::Narrow(all.get(..units).unwrap_or(all)),
         Str::Wide(all) => Str::Wide(all.get(..2 * units).unwrap_or(all)),

@@ -6,7 +6,7 @@ use crate::form::tag::{ARRAY, END, FALSE, NARROW, NULL, NUMBER, OBJECT, TOOL, TR
 use crate::form::{all_narrow, push_len, push_string, push_units};
 use crate::key::INLINE;
 use crate::key_order::Key;
-use crate::value::{decode_json_string, Scalar, Str, Visitor};
+use crate::value::{Scalar, Str, Visitor};
 
 /// Writes the key form into a buffer kept from call to call. A form that
 /// grows past two [`BLOCK`]s is hashed a block at a time as it is written, so
@@ -91,22 +91,6 @@ impl<'b> Digester<'b> {
                 self.tag_len(WIDE, bytes.len() / 2);
                 self.string_bytes(bytes);
             }
-            text => self.json_string(text),
-        }
-    }
-
-    /// A string from JSON text.
-    #[inline(never)]
-    fn json_string(&mut self, text: Str<'_>) {
-        match text {
-            // ASCII text: its bytes are its code units.
-            Str::Plain(raw) if raw.is_ascii() => {
-                self.tag_len(NARROW, raw.len());
-                self.string_bytes(raw.as_bytes());
-            }
-            Str::Plain(raw) => self.units(&raw.encode_utf16().collect::<Vec<_>>()),
-            Str::Escaped(raw) => self.units(&decode_json_string(raw)),
-            Str::Units(_) | Str::Narrow(_) | Str::Wide(_) => self.string(text),
         }
     }
 
@@ -147,7 +131,6 @@ impl Visitor for Digester<'_> {
             Scalar::Null => self.put(&[NULL]),
             Scalar::Bool(false) => self.put(&[FALSE]),
             Scalar::Bool(true) => self.put(&[TRUE]),
-            Scalar::NumberText(token) => self.number(token.parse().unwrap_or(f64::NAN)),
             Scalar::Number(value) => self.number(value),
             Scalar::Str(text) => self.string(text),
         }

@@ -102,7 +102,6 @@ impl IgnoreRules {
 /// Whether `key` is the name `units`.
 fn key_is(key: &Key<'_>, units: &[u16]) -> bool {
     match *key {
-        Key::Plain(text) => text.encode_utf16().eq(units.iter().copied()),
         Key::Units(key) => key == units,
         Key::Narrow(bytes) => {
             bytes.len() == units.len() && bytes.iter().zip(units).all(|(&b, &u)| u16::from(b) == u)

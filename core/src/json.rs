@@ -1,9 +1,14 @@
-//! JSON text read onto a tape (`tape`): anything `JSON.parse` rejects is an
-//! error. An explicit stack of open containers: input depth never becomes
-//! Rust stack depth.
+//! JSON text read into the transport's encoding (`transport`), which the
+//! transport's reader then reads like any call the plugin writes: one reader
+//! of a value, whatever form it came in. Anything `JSON.parse` rejects is an
+//! error. Members keep their order (later duplicates win when the value is
+//! walked), strings become code units, numbers the doubles `JSON.parse` reads.
+//! An explicit stack of open containers: input depth never becomes Rust stack
+//! depth.
 
 use crate::error::CanonicalError;
-use crate::tape::{Open, Token};
+use crate::form::{push_len, push_string};
+use crate::transport::{tag, SIZE_BYTES};
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Expect {
@@ -16,13 +21,16 @@ enum Expect {
     End,
 }
 
-/// Parses JSON text into `tape`, each container's token recording where its subtree ends.
-pub(crate) fn parse(
+/// Writes JSON text into `out` in the transport's encoding. `open` holds, for
+/// each open container, where its size goes and whether it is an object;
+/// `units` is a buffer for strings with escapes or past ASCII.
+pub(crate) fn to_transport(
     bytes: &[u8],
-    tape: &mut Vec<Token>,
-    open: &mut Vec<Open>,
+    out: &mut Vec<u8>,
+    open: &mut Vec<(usize, bool)>,
+    units: &mut Vec<u16>,
 ) -> Result<(), CanonicalError> {
-    tape.clear();
+    out.clear();
     open.clear();
     let mut expect = Expect::Value;
     let mut i = 0;
@@ -37,19 +45,19 @@ pub(crate) fn parse(
         };
         let closes = match (expect, byte) {
             (Expect::ValueOrClose, b']') | (Expect::KeyOrClose, b'}') => true,
-            (Expect::CommaOrClose, b']' | b'}') => {
-                open.last().map(|o| o.object) == Some(byte == b'}')
-            }
+            (Expect::CommaOrClose, b']' | b'}') => open.last().map(|o| o.1) == Some(byte == b'}'),
             _ => false,
         };
         if closes {
             // `open` is non-empty here: only container states can close.
-            let Some(Open { index, .. }) = open.pop() else {
+            let Some((size_at, _)) = open.pop() else {
                 return Err(CanonicalError::InvalidJson(i));
             };
-            let tape_end = tape.len();
-            if let Some(Token::Array { end } | Token::Object { end }) = tape.get_mut(index) {
-                *end = tape_end;
+            out.push(tag::END);
+            let size = u32::try_from(out.len() - size_at - SIZE_BYTES)
+                .map_err(|_| CanonicalError::InvalidJson(i))?;
+            if let Some(slot) = out.get_mut(size_at..size_at + SIZE_BYTES) {
+                slot.copy_from_slice(&size.to_le_bytes());
             }
             i += 1;
             expect = if open.is_empty() {
@@ -62,35 +70,30 @@ pub(crate) fn parse(
         match expect {
             Expect::Value | Expect::ValueOrClose => {
                 match byte {
-                    b'{' => {
-                        open.push(Open {
-                            index: tape.len(),
-                            object: true,
-                            end: 0,
-                        });
-                        tape.push(Token::Object { end: 0 });
+                    b'{' | b'[' => {
+                        let object = byte == b'{';
+                        out.push(if object { tag::OBJECT } else { tag::ARRAY });
+                        open.push((out.len(), object));
+                        out.extend([0; SIZE_BYTES]);
                         i += 1;
-                        expect = Expect::KeyOrClose;
+                        expect = if object {
+                            Expect::KeyOrClose
+                        } else {
+                            Expect::ValueOrClose
+                        };
                         continue;
                     }
-                    b'[' => {
-                        open.push(Open {
-                            index: tape.len(),
-                            object: false,
-                            end: 0,
-                        });
-                        tape.push(Token::Array { end: 0 });
-                        i += 1;
-                        expect = Expect::ValueOrClose;
-                        continue;
-                    }
-                    b'"' => i = string_token(bytes, i, tape)?,
-                    b't' => i = literal(bytes, i, b"true", Token::True, tape)?,
-                    b'f' => i = literal(bytes, i, b"false", Token::False, tape)?,
-                    b'n' => i = literal(bytes, i, b"null", Token::Null, tape)?,
+                    b'"' => i = string(bytes, i, out, units)?,
+                    b't' => i = literal(bytes, i, b"true", tag::TRUE, out)?,
+                    b'f' => i = literal(bytes, i, b"false", tag::FALSE, out)?,
+                    b'n' => i = literal(bytes, i, b"null", tag::NULL, out)?,
                     b'-' | b'0'..=b'9' => {
                         let end = scan_number(bytes, i)?;
-                        tape.push(Token::NumberText { start: i, end });
+                        // Validated above: Rust reads such text to the double JavaScript reads.
+                        let text = std::str::from_utf8(bytes.get(i..end).unwrap_or_default());
+                        let value: f64 = text.ok().and_then(|t| t.parse().ok()).unwrap_or(0.0);
+                        out.push(tag::NUMBER);
+                        out.extend(value.to_le_bytes());
                         i = end;
                     }
                     _ => return Err(CanonicalError::InvalidJson(i)),
@@ -105,7 +108,7 @@ pub(crate) fn parse(
                 if byte != b'"' {
                     return Err(CanonicalError::InvalidJson(i));
                 }
-                i = string_token(bytes, i, tape)?;
+                i = string(bytes, i, out, units)?;
                 expect = Expect::Colon;
             }
             Expect::Colon => {
@@ -121,7 +124,7 @@ pub(crate) fn parse(
                 }
                 i += 1;
                 expect = match open.last() {
-                    Some(Open { object: true, .. }) => Expect::Key,
+                    Some((_, true)) => Expect::Key,
                     _ => Expect::Value,
                 };
             }
@@ -130,15 +133,57 @@ pub(crate) fn parse(
     }
 }
 
-/// Pushes the string whose opening quote is at `i`; returns the index past its closing quote.
-fn string_token(bytes: &[u8], i: usize, tape: &mut Vec<Token>) -> Result<usize, CanonicalError> {
+/// Writes the string whose opening quote is at `i`, as code units; returns the index past its
+/// closing quote.
+fn string(
+    bytes: &[u8],
+    i: usize,
+    out: &mut Vec<u8>,
+    units: &mut Vec<u16>,
+) -> Result<usize, CanonicalError> {
     let (end, escaped) = scan_string(bytes, i + 1)?;
-    tape.push(Token::JsonStr {
-        start: i + 1,
-        end,
-        escaped,
-    });
+    let raw = bytes.get(i + 1..end).unwrap_or_default();
+    if !escaped && raw.is_ascii() {
+        // Most strings: their bytes are their code units.
+        push_len(out, tag::NARROW, raw.len());
+        out.extend_from_slice(raw);
+    } else {
+        // Validated above: the text is UTF-8 and its escapes are well formed.
+        let raw = std::str::from_utf8(raw).unwrap_or_default();
+        units.clear();
+        decode_string(raw, units);
+        push_string(out, units);
+    }
     Ok(end + 1)
+}
+
+/// Appends a validated JSON string's content, escapes decoded, to `units`.
+fn decode_string(raw: &str, units: &mut Vec<u16>) {
+    let mut rest = raw;
+    while let Some(at) = rest.find('\\') {
+        let (plain, escape) = rest.split_at(at);
+        units.extend(plain.encode_utf16());
+        let mut chars = escape.chars();
+        chars.next();
+        let unit = match chars.next() {
+            Some('b') => 0x08,
+            Some('f') => 0x0c,
+            Some('n') => 0x0a,
+            Some('r') => 0x0d,
+            Some('t') => 0x09,
+            Some('u') => {
+                let hex = escape.get(2..6).unwrap_or("0");
+                rest = escape.get(6..).unwrap_or_default();
+                units.push(u16::from_str_radix(hex, 16).unwrap_or(0));
+                continue;
+            }
+            Some(c) => c as u16,
+            None => 0,
+        };
+        units.push(unit);
+        rest = escape.get(2..).unwrap_or_default();
+    }
+    units.extend(rest.encode_utf16());
 }
 
 fn skip_whitespace(bytes: &[u8], mut i: usize) -> usize {
@@ -152,11 +197,11 @@ fn literal(
     bytes: &[u8],
     i: usize,
     word: &[u8],
-    token: Token,
-    tape: &mut Vec<Token>,
+    tag: u8,
+    out: &mut Vec<u8>,
 ) -> Result<usize, CanonicalError> {
     if bytes.get(i..i + word.len()) == Some(word) {
-        tape.push(token);
+        out.push(tag);
         Ok(i + word.len())
     } else {
         Err(CanonicalError::InvalidJson(i))

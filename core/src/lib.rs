@@ -10,8 +10,9 @@
 //! - `tape`: a value as one flat list of tokens, walked in canonical order
 //!   with the canonical rules, which `lockstep` applies again to
 //!   the transport (the golden vectors and the fuzz targets hold them equal).
-//! - Readers onto the tape: `json` (JSON text), `transport` (what the
-//!   plugin's JavaScript writes, checked in full).
+//! - `transport`: what the plugin's JavaScript writes, read onto the tape and
+//!   checked in full: the one reader of a value. `json`: JSON text written
+//!   in the transport's encoding, for that reader.
 //! - The key form's writers: `key` (the chain key: a short form, or a
 //!   digest), `digester` (the key form written, and hashed when long).
 //! - `read` (any [`Arguments`] walked; the reused buffers), `ignore` (key

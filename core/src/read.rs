@@ -1,6 +1,6 @@
-//! The readers behind one entry point: [`visit`] walks any [`Arguments`] in
-//! canonical order (JSON text and the transport read onto the tape, which
-//! does the walking; a raw string as one string), with buffers kept in
+//! One entry point: [`visit`] walks any [`Arguments`] in canonical order (a
+//! transport read onto the tape, which does the walking; JSON text written
+//! into a transport first; a raw string as one string), with buffers kept in
 //! [`Scratch`].
 
 use crate::error::CanonicalError;
@@ -15,8 +15,12 @@ pub struct Scratch {
     pub(crate) open: Vec<Open>,
     frames: Vec<Frame>,
     members: Vec<Member>,
-    /// Escaped JSON keys and wide transport keys, decoded to UTF-16, back to back.
+    /// Wide keys, decoded to UTF-16, back to back.
     decoded: Vec<u16>,
+    /// JSON text in the transport's encoding, its open containers, and its strings' code units.
+    converted: Vec<u8>,
+    converting: Vec<(usize, bool)>,
+    units: Vec<u16>,
     /// The key form being written (see `digester`): at most three blocks of 16 KB, kept.
     pub(crate) form: Vec<u8>,
 }
@@ -38,6 +42,9 @@ impl Scratch {
         trim(&mut self.frames);
         trim(&mut self.members);
         trim(&mut self.decoded);
+        trim(&mut self.converted);
+        trim(&mut self.converting);
+        trim(&mut self.units);
     }
 }
 
@@ -53,29 +60,29 @@ pub(crate) fn visit(
         frames,
         members,
         decoded,
+        converted,
+        converting,
+        units,
         ..
     } = scratch;
-    let (text, bytes, pieces) = match arguments {
+    let (bytes, pieces) = match arguments {
         Arguments::Json(text) => {
-            json::parse(text.as_bytes(), tokens, open)?;
-            (text, &[][..], Pieces::NONE)
+            json::to_transport(text.as_bytes(), converted, converting, units)?;
+            (&converted[..], Pieces::NONE)
         }
-        Arguments::Transport { bytes, pieces } => {
-            transport::parse(
-                bytes,
-                (pieces.narrow.len(), pieces.wide.len()),
-                tokens,
-                open,
-            )?;
-            ("", bytes, pieces)
-        }
+        Arguments::Transport { bytes, pieces } => (bytes, pieces),
         Arguments::Text(units) => {
             visitor.scalar(Scalar::Str(Str::Units(units)));
             return Ok(());
         }
     };
+    transport::parse(
+        bytes,
+        (pieces.narrow.len(), pieces.wide.len()),
+        tokens,
+        open,
+    )?;
     let tape = Tape {
-        text,
         bytes,
         pieces,
         tokens,

@@ -1,7 +1,7 @@
-//! The tape: a value read into one flat list of tokens, by either reader
-//! (`json` from JSON text, `transport` from what the plugin's JavaScript
-//! writes), and walked once in canonical order. Every canonical rule of the
-//! arguments is applied here, whichever reader filled the tape: members sorted
+//! The tape: a value read into one flat list of tokens by the transport's
+//! reader (`transport`: what the plugin's JavaScript writes, and JSON text
+//! once `json` has written it so), and walked once in canonical order. Every
+//! canonical rule of the arguments is applied here: members sorted
 //! (array indices first, numerically, then UTF-16 order), later duplicates
 //! winning, members without a JSON form left out and array elements without
 //! one as `null`. Numbers go to the visitor as they came (`-0` and non-finite
@@ -11,7 +11,7 @@
 use std::cmp::Ordering;
 
 use crate::key_order::Key;
-use crate::value::{decode_json_string_into, Pieces, Scalar, Str, Visitor};
+use crate::value::{Pieces, Scalar, Str, Visitor};
 
 /// One token. Containers record where their subtree ends on the tape.
 #[derive(Clone, Copy, Debug)]
@@ -19,19 +19,8 @@ pub(crate) enum Token {
     Null,
     True,
     False,
-    /// Byte span of a number in the JSON text.
-    NumberText {
-        start: usize,
-        end: usize,
-    },
-    /// A number from the transport, as JavaScript held it.
+    /// A number, as JavaScript held it.
     Number(f64),
-    /// Byte span between the quotes in the JSON text; `escaped` when it holds a backslash.
-    JsonStr {
-        start: usize,
-        end: usize,
-        escaped: bool,
-    },
     /// Byte span of a transport string's code units: one byte each, or two (little-endian) when `wide`.
     Units {
         start: usize,
@@ -66,10 +55,8 @@ pub(crate) struct Open {
     pub(crate) end: usize,
 }
 
-/// A filled tape with what its tokens point into: the JSON text, or the
-/// transport's bytes and long strings (the other source empty).
+/// A filled tape with what its tokens point into: the transport's bytes and long strings.
 pub(crate) struct Tape<'a> {
-    pub(crate) text: &'a str,
     pub(crate) bytes: &'a [u8],
     pub(crate) pieces: Pieces<'a>,
     pub(crate) tokens: &'a [Token],
@@ -78,18 +65,6 @@ pub(crate) struct Tape<'a> {
 impl<'a> Tape<'a> {
     fn str_at(&self, token: Token) -> Str<'a> {
         match token {
-            Token::JsonStr {
-                start,
-                end,
-                escaped,
-            } => {
-                let raw = self.text.get(start..end).unwrap_or_default();
-                if escaped {
-                    Str::Escaped(raw)
-                } else {
-                    Str::Plain(raw)
-                }
-            }
             Token::Units { start, end, wide } => {
                 let units = self.bytes.get(start..end).unwrap_or_default();
                 if wide {
@@ -104,8 +79,8 @@ impl<'a> Tape<'a> {
             Token::Piece { index, wide: true } => {
                 Str::Units(self.pieces.wide.get(index).copied().unwrap_or_default())
             }
-            // Only string tokens stand in key position; the readers guarantee it.
-            _ => Str::Plain(""),
+            // Only string tokens stand in key position; the reader guarantees it.
+            _ => Str::Narrow(&[]),
         }
     }
 
@@ -113,13 +88,8 @@ impl<'a> Tape<'a> {
         match token {
             Token::True => Scalar::Bool(true),
             Token::False => Scalar::Bool(false),
-            Token::NumberText { start, end } => {
-                Scalar::NumberText(self.text.get(start..end).unwrap_or("0"))
-            }
             Token::Number(value) => Scalar::Number(value),
-            Token::JsonStr { .. } | Token::Units { .. } | Token::Piece { .. } => {
-                Scalar::Str(self.str_at(token))
-            }
+            Token::Units { .. } | Token::Piece { .. } => Scalar::Str(self.str_at(token)),
             // An element without a JSON form is `null` (members without one are left out).
             Token::Null | Token::Absent | Token::Array { .. } | Token::Object { .. } => {
                 Scalar::Null
@@ -211,9 +181,6 @@ impl<'a> Tape<'a> {
     /// A member's key, resolved against the tape and the decoded keys.
     fn key<'k>(&'k self, member: &Member, decoded: &'k [u16]) -> Key<'k> {
         match member.key {
-            KeyAt::Plain { start, end } => {
-                Key::Plain(self.text.get(start..end).unwrap_or_default())
-            }
             KeyAt::Narrow { start, end } => {
                 Key::Narrow(self.bytes.get(start..end).unwrap_or_default())
             }
@@ -246,11 +213,6 @@ impl<'a> Tape<'a> {
             let token = self.tokens.get(i).copied().unwrap_or(Token::Null);
             // Keys that are not their own code units yet are decoded into `decoded`.
             let key = match token {
-                Token::JsonStr {
-                    start,
-                    end,
-                    escaped: false,
-                } => KeyAt::Plain { start, end },
                 Token::Units {
                     start,
                     end,
@@ -259,11 +221,8 @@ impl<'a> Tape<'a> {
                 Token::Piece { index, wide } => KeyAt::Piece { index, wide },
                 token => {
                     let from = decoded.len();
-                    match self.str_at(token) {
-                        Str::Escaped(raw) => decode_json_string_into(raw, decoded),
-                        Str::Wide(bytes) => decoded.extend(wide_units(bytes)),
-                        // Only string tokens stand in key position; the readers guarantee it.
-                        Str::Plain(_) | Str::Narrow(_) | Str::Units(_) => {}
+                    if let Str::Wide(bytes) = self.str_at(token) {
+                        decoded.extend(wide_units(bytes));
                     }
                     KeyAt::Decoded {
                         start: from,
@@ -349,12 +308,10 @@ pub(crate) struct Member {
     value: usize,
 }
 
-/// Where a member's key lies: in the JSON text, in the transport's bytes, in
-/// the decoded-keys buffer (escaped JSON keys, wide transport keys), or among
-/// the pieces.
+/// Where a member's key lies: in the transport's bytes, in the decoded-keys
+/// buffer (wide keys), or among the pieces.
 #[derive(Clone, Copy, Debug)]
 enum KeyAt {
-    Plain { start: usize, end: usize },
     Narrow { start: usize, end: usize },
     Decoded { start: usize, end: usize },
     Piece { index: usize, wide: bool },

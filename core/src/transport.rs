@@ -1,6 +1,6 @@
 //! The transport: a call's value as the plugin's JavaScript (`lib/encode.js`)
-//! writes it, read onto the tape (`tape`), which canonicalizes it as it
-//! canonicalizes JSON text. JavaScript applies no canonical rule: members come
+//! writes it (and `json` writes JSON text so), read onto the tape (`tape`),
+//! which canonicalizes it. JavaScript applies no canonical rule: members come
 //! in their own order, numbers as they are (`-0`, `NaN`), and values JSON has
 //! no form for as [`tag::ABSENT`]. Every byte is checked before anything is
 //! counted: anything else is an error.

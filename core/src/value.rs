@@ -39,10 +39,6 @@ impl Pieces<'_> {
 /// A string of a value, resolved against its source.
 #[derive(Clone, Copy)]
 pub(crate) enum Str<'a> {
-    /// JSON text without escapes: already the string's content.
-    Plain(&'a str),
-    /// JSON text with escapes, still to be decoded.
-    Escaped(&'a str),
     /// UTF-16 code units.
     Units(&'a [u16]),
     /// Code units of at most 0xff, one byte each (from the transport).
@@ -55,7 +51,6 @@ pub(crate) enum Str<'a> {
 pub(crate) enum Scalar<'a> {
     Null,
     Bool(bool),
-    NumberText(&'a str),
     Number(f64),
     Str(Str<'a>),
 }
@@ -82,45 +77,8 @@ pub(crate) trait Visitor {
 impl<'a> From<&Key<'a>> for Str<'a> {
     fn from(key: &Key<'a>) -> Self {
         match *key {
-            Key::Plain(text) => Str::Plain(text),
             Key::Units(units) => Str::Units(units),
             Key::Narrow(bytes) => Str::Narrow(bytes),
         }
     }
-}
-
-/// Decodes a validated JSON string token's content to UTF-16 code units.
-pub(crate) fn decode_json_string(raw: &str) -> Vec<u16> {
-    let mut units = Vec::with_capacity(raw.len());
-    decode_json_string_into(raw, &mut units);
-    units
-}
-
-/// Appends a validated JSON string token's content to `units`.
-pub(crate) fn decode_json_string_into(raw: &str, units: &mut Vec<u16>) {
-    let mut rest = raw;
-    while let Some(at) = rest.find('\\') {
-        let (plain, escape) = rest.split_at(at);
-        units.extend(plain.encode_utf16());
-        let mut chars = escape.chars();
-        chars.next();
-        let unit = match chars.next() {
-            Some('b') => 0x08,
-            Some('f') => 0x0c,
-            Some('n') => 0x0a,
-            Some('r') => 0x0d,
-            Some('t') => 0x09,
-            Some('u') => {
-                let hex = escape.get(2..6).unwrap_or("0");
-                rest = escape.get(6..).unwrap_or_default();
-                units.push(u16::from_str_radix(hex, 16).unwrap_or(0));
-                continue;
-            }
-            Some(c) => c as u16,
-            None => 0,
-        };
-        units.push(unit);
-        rest = escape.get(2..).unwrap_or_default();
-    }
-    units.extend(rest.encode_utf16());
 }

@@ -235,8 +235,9 @@ pub fn sized(bytes: &[u8]) -> Vec<u8> {
         let skip = match tag {
             NUMBER => 9,
             NARROW | WIDE | LONG | LONG_WIDE => match read_len(bytes, at + 1, usize::MAX) {
-                Ok((len, end)) if tag == NARROW => end - at + len,
-                Ok((len, end)) if tag == WIDE => end - at + 2 * len,
+                // A length past the bytes (any up to usize::MAX) takes the rest of them.
+                Ok((len, end)) if tag == NARROW => (end - at).saturating_add(len),
+                Ok((len, end)) if tag == WIDE => (end - at).saturating_add(len.saturating_mul(2)),
                 Ok((_, end)) => end - at,
                 Err(_) => 1,
             },
@@ -434,6 +435,19 @@ mod tests {
                 "{bytes:?} should be rejected"
             );
         }
+    }
+
+    #[test]
+    fn sizes_are_put_into_any_bytes_even_with_a_length_past_them() {
+        // A wide string whose length (2^63 - 1) is twice past usize's range in bytes.
+        let mut bytes = vec![WIDE];
+        bytes.extend([0xff; 8]);
+        bytes.push(0x7f);
+        bytes.extend([0xff; 8]);
+        assert_eq!(sized(&bytes), bytes);
+        let mut narrow = bytes.clone();
+        narrow[0] = NARROW;
+        assert_eq!(sized(&narrow), narrow);
     }
 
     #[test]

@@ -2,10 +2,8 @@
 //! copy of the arguments. The chain compares calls by the key form of the same
 //! canonical value (`digest`); this text is what `canonicalize` returns and
 //! what the detailed reminder quotes.
-//!
-//! `JSON.stringify`'s own output passes through almost verbatim: unescaped
-//! strings and short integers are already canonical. Any other JSON text is
-//! normalised the way `JSON.parse` then `JSON.stringify` would.
+//! Whatever form the value came in, it is written as `JSON.parse` then
+//! `JSON.stringify` would write it.
 
 use crate::error::CanonicalError;
 use crate::ignore::{KeyPath, Without};

@@ -5,10 +5,10 @@
 //! (`OPTIONS`) are read, each once, in order.
 
 use napi::bindgen_prelude::{Env, Function, JsObjectValue, JsValue, Object, Unknown};
+use napi::ValueType;
 use repeat_tool_guard_core::{ConfigError, RawConfig, RawValue, Shape, OPTIONS, SHOWN_ITEMS};
 
 use crate::error::Failure;
-use crate::kind::Kind;
 use crate::value::{kind, units};
 
 /// `String(value)`: how a message writes a symbol or a bigint.
@@ -31,12 +31,12 @@ fn raw_value(env: Env, value: Unknown, depth: usize) -> Result<RawValue, Failure
         written,
     };
     Ok(match kind(&value)? {
-        Kind::Undefined => RawValue::Missing,
-        Kind::Null => RawValue::Null,
-        Kind::Number => RawValue::Number(value.coerce_to_number()?.get_double()?),
-        Kind::Boolean => RawValue::Bool(value.coerce_to_bool()?),
-        Kind::String => RawValue::String(units(&value)?),
-        Kind::Object if value.is_array()? => {
+        ValueType::Undefined => RawValue::Missing,
+        ValueType::Null => RawValue::Null,
+        ValueType::Number => RawValue::Number(value.coerce_to_number()?.get_double()?),
+        ValueType::Boolean => RawValue::Bool(value.coerce_to_bool()?),
+        ValueType::String => RawValue::String(units(&value)?),
+        ValueType::Object if value.is_array()? => {
             let list = object(&value)?;
             let len = list.get_array_length()?;
             if depth >= 2 {
@@ -55,18 +55,18 @@ fn raw_value(env: Env, value: Unknown, depth: usize) -> Result<RawValue, Failure
                 .collect::<Result<_, _>>()?;
             RawValue::List(items)
         }
-        Kind::Object => other("object", "{…}".to_owned()),
-        Kind::Function => other("function", "function".to_owned()),
-        Kind::Symbol => other("symbol", string_of(env, value)?),
-        Kind::BigInt => other("bigint", format!("{}n", string_of(env, value)?)),
-        Kind::External => other("external", "external".to_owned()),
+        ValueType::Object | ValueType::Unknown => other("object", "{…}".to_owned()),
+        ValueType::Function => other("function", "function".to_owned()),
+        ValueType::Symbol => other("symbol", string_of(env, value)?),
+        ValueType::BigInt => other("bigint", format!("{}n", string_of(env, value)?)),
+        ValueType::External => other("external", "external".to_owned()),
     })
 }
 
 /// Reads a value the config expects to be an object with `fields` (each read
 /// as a config value, arrays as lists); anything else is read as a plain value.
 fn raw_object(env: Env, value: Unknown, fields: &[&str]) -> Result<RawValue, Failure> {
-    if kind(&value)? != Kind::Object || value.is_array()? {
+    if kind(&value)? != ValueType::Object || value.is_array()? {
         return raw_value(env, value, 0);
     }
     let object = object(&value)?;
@@ -82,7 +82,7 @@ fn raw_object(env: Env, value: Unknown, fields: &[&str]) -> Result<RawValue, Fai
 
 /// A list of objects with `fields` (`overrides`, `ignoreArguments`).
 fn raw_entries(env: Env, value: Unknown, fields: &[&str]) -> Result<RawValue, Failure> {
-    if kind(&value)? != Kind::Object || !value.is_array()? {
+    if kind(&value)? != ValueType::Object || !value.is_array()? {
         return raw_value(env, value, 0);
     }
     let list = object(&value)?;
@@ -99,8 +99,8 @@ pub fn read(env: Env, config: Option<Unknown>) -> Result<RawConfig, Failure> {
         return Ok(RawConfig::default());
     };
     match kind(&config)? {
-        Kind::Undefined | Kind::Null => return Ok(RawConfig::default()),
-        Kind::Object if !config.is_array()? => {}
+        ValueType::Undefined | ValueType::Null => return Ok(RawConfig::default()),
+        ValueType::Object if !config.is_array()? => {}
         // Read as an array within a config is, to be shown.
         _ => return Err(ConfigError::not_an_object(&raw_value(env, config, 1)?).into()),
     }

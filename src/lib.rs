@@ -7,7 +7,6 @@ mod error;
 mod fast;
 mod header;
 mod js;
-mod kind;
 mod prefix;
 mod registry;
 mod reminder;

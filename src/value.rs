@@ -3,14 +3,33 @@
 //! own way, `fast`).
 
 use napi::bindgen_prelude::{Either, Unknown, Utf16String};
-use napi::JsValue;
+use napi::{JsValue, ValueType};
 
 use crate::error::Failure;
-use crate::kind::Kind;
 
-/// The kind of `value`, as `typeof` names it (`null` apart).
-pub fn kind(value: &Unknown) -> Result<Kind, Failure> {
-    Ok(Kind::from(value.get_type()?))
+/// The kind of `value`, as `typeof` names it (`null` apart); a kind Node-API
+/// does not know is an object.
+pub fn kind(value: &Unknown) -> Result<ValueType, Failure> {
+    Ok(match value.get_type()? {
+        ValueType::Unknown => ValueType::Object,
+        kind => kind,
+    })
+}
+
+/// The name `typeof` gives a value of `kind` (`null` for null).
+pub fn kind_name(kind: ValueType) -> &'static str {
+    match kind {
+        ValueType::Undefined => "undefined",
+        ValueType::Null => "null",
+        ValueType::Boolean => "boolean",
+        ValueType::Number => "number",
+        ValueType::String => "string",
+        ValueType::Symbol => "symbol",
+        ValueType::Function => "function",
+        ValueType::BigInt => "bigint",
+        ValueType::External => "external",
+        ValueType::Object | ValueType::Unknown => "object",
+    }
 }
 
 /// The UTF-16 code units of `value`, a string, lone surrogates included.
@@ -32,7 +51,7 @@ pub fn string_arg(value: StringArg, name: &'static str) -> Result<Utf16String, F
         Either::A(units) => Ok(units),
         Either::B(other) => Err(Failure::NotAString {
             name,
-            kind: kind(&other)?.name(),
+            kind: kind_name(kind(&other)?),
         }),
     }
 }

@@ -7,7 +7,7 @@
 // (core/src/profile.rs, built with cargo test --release and run once a round, right after the
 // JavaScript side), over the very transports the walk wrote: the side-by-side read that tells a
 // call from the one before and checks it (core/src/lockstep.rs), the memo and the chain; and
-// what a call that must be keyed adds, its key form written from the transport's tape and
+// what a call that must be keyed adds, its key form written from the transport and
 // BLAKE3. The crossing (the Node-API call, the header, the registry, the agent and tool) is what
 // the native call takes beyond the core's `Guard::observe`. Figures to read, never pass/fail.
 import { execFileSync } from 'node:child_process'
@@ -149,5 +149,5 @@ for (let i = 0; i < rows[0].stages.length; i++) {
 }
 console.log(`| through the listener, in all | ${rows.map((r) => r.total.toFixed(0)).join(' | ')} |`)
 console.log(`\nA call the side-by-side read cannot tell (members reordered, say) is keyed too: its key form written
-from the transport's tape (core/src/digest.rs) ${rows.map((r) => `${r.keyed[0].toFixed(0)} ns at ${r.name}`).join(', ')}; hashing it
+from the transport (core/src/key_form.rs) ${rows.map((r) => `${r.keyed[0].toFixed(0)} ns at ${r.name}`).join(', ')}; hashing it
 (BLAKE3, forms over 128 B) ${rows.map((r) => `${r.keyed[1].toFixed(0)} ns`).join(', ')}.`)

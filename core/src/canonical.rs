@@ -1,23 +1,23 @@
 //! Canonical arguments: the text `JSON.stringify` gives for a deep key-sorted
 //! copy of the arguments. The chain compares calls by the key form of the same
-//! canonical value (`digest`); this text is what `canonicalize` returns and
-//! what the detailed reminder quotes.
-//! Whatever form the value came in, it is written as `JSON.parse` then
-//! `JSON.stringify` would write it.
+//! canonical value (`digest`); this text, read off that form, is what
+//! `canonicalize` returns and what the detailed reminder quotes. Whatever form
+//! the value came in, it is written as `JSON.parse` then `JSON.stringify`
+//! would write it.
 
 use crate::error::CanonicalError;
-use crate::ignore::{KeyPath, Without};
-use crate::key_order::Key;
+use crate::form::tag::{ARRAY, END, FALSE, NULL, NUMBER, OBJECT, TRUE};
+use crate::form::{read_string, FormStr};
+use crate::ignore::KeyPath;
 use crate::number::write_js_number;
-use crate::read::{visit, Scratch};
-use crate::tape::wide_units;
-use crate::value::{Arguments, Scalar, Str, Visitor};
+use crate::read::{write_form, Scratch};
+use crate::value::Arguments;
 
 /// Where canonical text goes: a `String`, a preview.
 pub trait Sink {
     fn write(&mut self, chunk: &str);
     /// How many more UTF-16 code units the sink keeps: a string is cut to
-    /// about that before it is escaped, and the walk ends at 0.
+    /// about that before it is escaped, and the text ends at 0.
     fn room(&self) -> usize {
         usize::MAX
     }
@@ -32,7 +32,7 @@ impl Sink for String {
 impl Arguments<'_> {
     /// Writes the canonical form to `sink`.
     pub fn write_canonical(&self, sink: &mut impl Sink) -> Result<(), CanonicalError> {
-        visit(*self, &mut Scratch::default(), &mut TextWriter { sink })
+        write_canonical_in(*self, sink, &mut Scratch::default())
     }
 
     /// Writes the canonical form without the members `ignored` names to
@@ -43,20 +43,18 @@ impl Arguments<'_> {
         ignored: &[KeyPath],
         scratch: &mut Scratch,
     ) -> Result<Vec<Vec<u16>>, CanonicalError> {
-        let mut writer = TextWriter { sink };
-        let mut without = Without::new(&mut writer, ignored);
-        visit(*self, scratch, &mut without)?;
-        Ok(without
-            .removed_paths()
-            .into_iter()
-            .map(<[u16]>::to_vec)
+        text_of(*self, sink, ignored, scratch)?;
+        Ok(ignored
+            .iter()
+            .zip(&scratch.walk.removed)
+            .filter(|(_, &removed)| removed)
+            .map(|(path, _)| path.text.clone())
             .collect())
     }
 }
 
 /// The first `cap` UTF-16 code units of the canonical form without the
-/// members `ignored` names. The walk stops there, and strings are cut before
-/// they are escaped, so a call's size does not matter.
+/// members `ignored` names; strings are cut before they are escaped.
 pub(crate) fn canonical_head(
     arguments: Arguments<'_>,
     cap: usize,
@@ -67,8 +65,7 @@ pub(crate) fn canonical_head(
         cap,
         units: Vec::with_capacity(cap),
     };
-    let mut writer = TextWriter { sink: &mut head };
-    visit(arguments, scratch, &mut Without::new(&mut writer, ignored))?;
+    text_of(arguments, &mut head, ignored, scratch)?;
     Ok(head.units)
 }
 
@@ -94,7 +91,7 @@ pub(crate) fn write_canonical_in(
     sink: &mut impl Sink,
     scratch: &mut Scratch,
 ) -> Result<(), CanonicalError> {
-    visit(arguments, scratch, &mut TextWriter { sink })
+    text_of(arguments, sink, &[], scratch)
 }
 
 /// Canonical text of `text` as a `String` (used by `canonicalize` and tests).
@@ -104,86 +101,95 @@ pub fn canonicalize_json(text: &str) -> Result<String, CanonicalError> {
     Ok(out)
 }
 
-/// Writes the walk as JSON text.
-struct TextWriter<'s, S: Sink> {
-    sink: &'s mut S,
+/// Writes the key form of `arguments` without the members `ignored` names into
+/// `scratch`, then reads the canonical text off it into `sink`.
+fn text_of(
+    arguments: Arguments<'_>,
+    sink: &mut impl Sink,
+    ignored: &[KeyPath],
+    scratch: &mut Scratch,
+) -> Result<(), CanonicalError> {
+    scratch.form.clear();
+    write_form(arguments, ignored, scratch)?;
+    write_text(&scratch.form, sink);
+    Ok(())
 }
 
-impl<S: Sink> Visitor for TextWriter<'_, S> {
-    fn scalar(&mut self, value: Scalar<'_>) {
-        match value {
-            Scalar::Null => self.sink.write("null"),
-            Scalar::Bool(true) => self.sink.write("true"),
-            Scalar::Bool(false) => self.sink.write("false"),
-            Scalar::Number(value) => write_number(value, self.sink),
-            Scalar::Str(text) => write_str(text, self.sink),
+/// Writes a key form (without a tool name) as JSON text, up to where `sink`
+/// has no more room. The form is the guard's own: it is read as written.
+fn write_text(form: &[u8], sink: &mut impl Sink) {
+    // The open containers (true: an object), and whether the next value is the first in its own.
+    let mut open: Vec<bool> = Vec::new();
+    let mut first = true;
+    let mut at = 0;
+    while let Some(&tag) = form.get(at) {
+        if sink.room() == 0 {
+            break;
         }
-    }
-    fn open_array(&mut self) {
-        self.sink.write("[");
-    }
-    fn close_array(&mut self) {
-        self.sink.write("]");
-    }
-    fn open_object(&mut self) {
-        self.sink.write("{");
-    }
-    fn close_object(&mut self) {
-        self.sink.write("}");
-    }
-    fn element_separator(&mut self) {
-        self.sink.write(",");
-    }
-    fn key(&mut self, key: &Key<'_>, first: bool) {
-        if !first {
-            self.sink.write(",");
+        if tag == END {
+            sink.write(if open.pop() == Some(true) { "}" } else { "]" });
+            first = false;
+            at += 1;
+            continue;
         }
-        write_str(Str::from(key), self.sink);
-        self.sink.write(":");
-    }
-    fn full(&self) -> bool {
-        self.sink.room() == 0
-    }
-}
-
-/// `JSON.stringify` of a number: non-finite values are `null`.
-fn write_number(value: f64, sink: &mut impl Sink) {
-    if value.is_finite() {
-        let mut out = String::new();
-        write_js_number(value, &mut out);
-        sink.write(&out);
-    } else {
-        sink.write("null");
-    }
-}
-
-/// Writes a string's canonical literal.
-/// A sink with little room gets the string cut first: one code unit past its
-/// room (so no surrogate pair is split where it is kept), escapes included.
-fn write_str(text: Str<'_>, sink: &mut impl Sink) {
-    let room = sink.room();
-    let text = if room == usize::MAX {
-        text
-    } else {
-        cut(text, room + 1)
-    };
-    match text {
-        Str::Units(units) => write_string_literal(units, sink),
-        Str::Narrow(bytes) => {
-            let units: Vec<u16> = bytes.iter().map(|&byte| u16::from(byte)).collect();
-            write_string_literal(&units, sink);
+        if let Some(&object) = open.last() {
+            if !first {
+                sink.write(",");
+            }
+            if object {
+                let Ok((key, end)) = read_string(form, at) else {
+                    break;
+                };
+                write_str(key, sink);
+                sink.write(":");
+                at = end;
+            }
         }
-        Str::Wide(bytes) => write_string_literal(&wide_units(bytes).collect::<Vec<_>>(), sink),
+        first = false;
+        at = match form.get(at).copied().unwrap_or(NULL) {
+            NULL => text(sink, "null", at + 1),
+            FALSE => text(sink, "false", at + 1),
+            TRUE => text(sink, "true", at + 1),
+            NUMBER => {
+                let bits = form.get(at + 1..).and_then(|rest| rest.first_chunk::<8>());
+                let mut out = String::new();
+                write_js_number(
+                    f64::from_le_bytes(bits.copied().unwrap_or_default()),
+                    &mut out,
+                );
+                text(sink, &out, at + 9)
+            }
+            tag @ (ARRAY | OBJECT) => {
+                open.push(tag == OBJECT);
+                first = true;
+                text(sink, if tag == OBJECT { "{" } else { "[" }, at + 1)
+            }
+            _ => match read_string(form, at) {
+                Ok((string, end)) => {
+                    write_str(string, sink);
+                    end
+                }
+                Err(_) => break,
+            },
+        };
     }
 }
 
-/// `text` cut to at least its first `units` code units, where it is longer.
-fn cut(text: Str<'_>, units: usize) -> Str<'_> {
-    match text {
-        Str::Units(all) => Str::Units(all.get(..units).unwrap_or(all)),
-        Str::Narrow(all) => Str::Narrow(all.get(..units).unwrap_or(all)),
-        Str::Wide(all) => Str::Wide(all.get(..2 * units).unwrap_or(all)),
-    }
+/// Writes `chunk` to `sink`; returns `next`.
+fn text(sink: &mut impl Sink, chunk: &str, next: usize) -> usize {
+    sink.write(chunk);
+    next
+}
+
+/// Writes a string's canonical literal. A sink with little room gets the
+/// string cut first: one code unit past its room (so no surrogate pair is
+/// split where it is kept), escapes included.
+fn write_str(string: FormStr<'_>, sink: &mut impl Sink) {
+    let mut units = Vec::new();
+    string
+        .cut(sink.room().saturating_add(1))
+        .to_units(&mut units);
+    write_string_literal(&units, sink);
 }
 
 /// Writes a JavaScript string as `JSON.stringify` does (lone surrogates as `\udxxx`).

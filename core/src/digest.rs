@@ -1,19 +1,20 @@
-//! A call's key: the digester (`digester`) writes its key form (see `form`)
-//! from the canonical walk of any arguments, and hashes it when it is longer than
-//! [`INLINE`](crate::key::INLINE). What is kept or hashed is not the canonical text
-//! but the key form of the same canonical value (members sorted and
-//! deduplicated exactly as for the text): a type tag per value, lengths before
-//! contents, numbers as their IEEE-754 bits, strings as their UTF-16 code units
-//! (one byte each when they all fit). Two calls get the same key exactly when
-//! their canonical texts are equal, and no time goes into escaping strings or
-//! printing numbers. A call that repeats the last one is keyed by the memo
-//! (`memo`) instead.
+//! A call's key: its key form (see `form`, written by `key_form`) after the
+//! tool name, kept as it is when at most [`INLINE`] bytes long, else hashed
+//! with BLAKE3. What is kept or hashed is not the canonical text but the key
+//! form of the same canonical value (members sorted and deduplicated exactly
+//! as for the text): a type tag per value, lengths before contents, numbers as
+//! their IEEE-754 bits, strings as their UTF-16 code units (one byte each when
+//! they all fit). Two calls get the same key exactly when their canonical
+//! texts are equal, and no time goes into escaping strings or printing
+//! numbers. A call that repeats the last one is keyed by the memo (`memo`)
+//! instead.
 
-use crate::digester::Digester;
 use crate::error::CanonicalError;
-use crate::ignore::{KeyPath, Without};
-use crate::key::{CallKey, KeyForm};
-use crate::read::{visit, Scratch};
+use crate::form::push_string;
+use crate::form::tag::TOOL;
+use crate::ignore::KeyPath;
+use crate::key::{CallKey, KeyForm, INLINE};
+use crate::read::{write_form, Scratch};
 use crate::value::Arguments;
 
 /// Key of (tool, canonical arguments); the tool name (UTF-16 code units) is
@@ -34,23 +35,15 @@ pub(crate) fn digest_form<'s>(
     scratch: &'s mut Scratch,
     ignored: &[KeyPath],
 ) -> Result<KeyForm<'s>, CanonicalError> {
-    let mut form = std::mem::take(&mut scratch.form);
-    let mut digester = Digester::new(&mut form, tool);
-    let visited = if ignored.is_empty() {
-        visit(arguments, scratch, &mut digester)
+    scratch.form.clear();
+    scratch.form.push(TOOL);
+    push_string(&mut scratch.form, tool);
+    write_form(arguments, ignored, scratch)?;
+    let form = scratch.form.as_slice();
+    Ok(if form.len() <= INLINE {
+        KeyForm::Inline(form)
     } else {
-        visit(
-            arguments,
-            scratch,
-            &mut Without::new(&mut digester, ignored),
-        )
-    };
-    let digest = visited.map(|()| digester.finish());
-    let len = digester.len();
-    scratch.form = form;
-    Ok(match digest? {
-        None => KeyForm::Inline(scratch.form.get(..len).unwrap_or_default()),
-        Some(hash) => KeyForm::Digest(*hash.as_bytes()),
+        KeyForm::Digest(*blake3::hash(form).as_bytes())
     })
 }
 

@@ -1,8 +1,8 @@
 //! The key form: an unambiguous binary form of one call, the tool name and
 //! then the canonical arguments, which the chain keeps (short forms) or
-//! hashes (`digest`). The digester writes it from the canonical walk of
-//! either path's arguments. Its strings are also the transport's
-//! (`transport`), so the digester copies those bytes as they are.
+//! hashes (`digest`), and which the canonical text is read off. `key_form`
+//! writes it from a transport. Its strings are also the transport's
+//! (`transport`), so those bytes are copied as they are.
 //!
 //! | tag | then | value |
 //! | --- | --- | --- |
@@ -101,6 +101,19 @@ impl FormStr<'_> {
     }
 
     /// The code units into `out`, replacing what it held; lone surrogates stay as they are.
+    /// The string cut to its first `units` code units, where it is longer.
+    pub(crate) fn cut(self, units: usize) -> Self {
+        let end = if self.wide {
+            units.saturating_mul(2)
+        } else {
+            units
+        };
+        Self {
+            bytes: self.bytes.get(..end).unwrap_or(self.bytes),
+            ..self
+        }
+    }
+
     pub fn to_units(&self, out: &mut Vec<u16>) {
         out.clear();
         if self.wide {

@@ -235,7 +235,7 @@ impl Guard {
                     ignored,
                 ) {
                     Ok(form) if !self.extended => {
-                        // The key is compared where the digester left it: no copy on a repeat.
+                        // The key is compared where it was written: no copy on a repeat.
                         let run = self.chains.advance_form(agent, &form);
                         self.memos[0].counted_for(agent);
                         self.scratch.trim();

@@ -6,9 +6,7 @@
 
 use std::sync::Arc;
 
-use crate::key_order::Key;
 use crate::patterns::{matches_any, ToolCache};
-use crate::value::{Scalar, Visitor};
 
 const DOT: u16 = b'.' as u16;
 const BACKSLASH: u16 = b'\\' as u16;
@@ -39,6 +37,11 @@ impl KeyPath {
             text: text.to_vec(),
             names,
         })
+    }
+
+    /// The names, decoded, in order.
+    pub(crate) fn names(&self) -> &[Vec<u16>] {
+        &self.names
     }
 }
 
@@ -96,182 +99,6 @@ impl IgnoreRules {
             }
             paths.into()
         }))
-    }
-}
-
-/// Whether `key` is the name `units`.
-fn key_is(key: &Key<'_>, units: &[u16]) -> bool {
-    match *key {
-        Key::Units(key) => key == units,
-        Key::Narrow(bytes) => {
-            bytes.len() == units.len() && bytes.iter().zip(units).all(|(&b, &u)| u16::from(b) == u)
-        }
-    }
-}
-
-/// An open container as [`Without`] sees it.
-enum Level {
-    Array,
-    /// An object `depth` names deep, the paths still matching there, and whether a member was passed on.
-    Object {
-        depth: usize,
-        live: Vec<usize>,
-        written: bool,
-    },
-}
-
-/// A visitor passing a walk on to `inner` without the members `paths` name.
-pub(crate) struct Without<'a, V> {
-    inner: &'a mut V,
-    paths: &'a [KeyPath],
-    levels: Vec<Level>,
-    /// The paths that continue into the value about to come (at `levels.len()`'s depth).
-    pending: Vec<usize>,
-    /// Inside a member left out: how many containers deep (`Some(0)`: its value not begun).
-    skipping: Option<usize>,
-    /// Which paths left something out.
-    removed: Vec<bool>,
-}
-
-impl<'a, V: Visitor> Without<'a, V> {
-    pub(crate) fn new(inner: &'a mut V, paths: &'a [KeyPath]) -> Self {
-        Self {
-            inner,
-            paths,
-            levels: Vec::new(),
-            pending: (0..paths.len()).collect(),
-            skipping: None,
-            removed: vec![false; paths.len()],
-        }
-    }
-
-    /// The texts of the paths that left something out, in config order.
-    pub(crate) fn removed_paths(&self) -> Vec<&[u16]> {
-        self.paths
-            .iter()
-            .zip(&self.removed)
-            .filter(|(_, &removed)| removed)
-            .map(|(path, _)| path.text.as_slice())
-            .collect()
-    }
-
-    /// Takes a container's opening: `true` when it is passed on.
-    fn open(&mut self, object: bool) -> bool {
-        if let Some(depth) = &mut self.skipping {
-            *depth += 1;
-            return false;
-        }
-        let pending = std::mem::take(&mut self.pending);
-        let depth = match self.levels.last() {
-            Some(Level::Object { depth, .. }) => depth + 1,
-            // The top level, or an array's element: paths do not reach into arrays.
-            _ => 0,
-        };
-        self.levels.push(if object {
-            Level::Object {
-                depth,
-                live: pending,
-                written: false,
-            }
-        } else {
-            Level::Array
-        });
-        true
-    }
-
-    /// Takes a container's closing: `true` when it is passed on.
-    fn close(&mut self) -> bool {
-        match &mut self.skipping {
-            Some(depth) => {
-                *depth -= 1;
-                if *depth == 0 {
-                    self.skipping = None;
-                }
-                false
-            }
-            None => {
-                self.levels.pop();
-                true
-            }
-        }
-    }
-}
-
-impl<V: Visitor> Visitor for Without<'_, V> {
-    fn scalar(&mut self, value: Scalar<'_>) {
-        match self.skipping {
-            Some(0) => self.skipping = None,
-            Some(_) => {}
-            None => {
-                self.pending.clear();
-                self.inner.scalar(value);
-            }
-        }
-    }
-    fn open_array(&mut self) {
-        if self.open(false) {
-            self.inner.open_array();
-        }
-    }
-    fn close_array(&mut self) {
-        if self.close() {
-            self.inner.close_array();
-        }
-    }
-    fn open_object(&mut self) {
-        if self.open(true) {
-            self.inner.open_object();
-        }
-    }
-    fn close_object(&mut self) {
-        if self.close() {
-            self.inner.close_object();
-        }
-    }
-    fn element_separator(&mut self) {
-        if self.skipping.is_none() {
-            self.inner.element_separator();
-        }
-    }
-    fn key(&mut self, key: &Key<'_>, _first: bool) {
-        if self.skipping.is_some() {
-            return;
-        }
-        let Some(Level::Object {
-            depth,
-            live,
-            written,
-        }) = self.levels.last_mut()
-        else {
-            return;
-        };
-        let depth = *depth;
-        self.pending.clear();
-        for &index in live.iter() {
-            let Some(path) = self.paths.get(index) else {
-                continue;
-            };
-            if path.names.get(depth).is_some_and(|name| key_is(key, name)) {
-                if path.names.len() == depth + 1 {
-                    if let Some(flag) = self.removed.get_mut(index) {
-                        *flag = true;
-                    }
-                    self.skipping = Some(0);
-                } else {
-                    self.pending.push(index);
-                }
-            }
-        }
-        if self.skipping.is_some() {
-            self.pending.clear();
-            return;
-        }
-        let first = !*written;
-        *written = true;
-        self.inner.key(key, first);
-    }
-    fn full(&self) -> bool {
-        self.inner.full()
     }
 }
 

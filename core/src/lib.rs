@@ -3,21 +3,18 @@
 //! The modules, bottom up; each uses only modules listed before it.
 //!
 //! - The value vocabulary: `error` (what can go wrong), `number`
-//!   (JavaScript's `Number::toString`), `key_order` (canonical key order),
-//!   `value` (the [`Arguments`] of a call and the `Visitor` a walk in
-//!   canonical order calls), `form` (the key form's tags, strings and lengths),
-//!   `patterns` (tool-name patterns).
-//! - `tape`: a value as one flat list of tokens, walked in canonical order
-//!   with the canonical rules, which `lockstep` applies again to
-//!   the transport (the golden vectors and the fuzz targets hold them equal).
-//! - `transport`: what the plugin's JavaScript writes, read onto the tape and
-//!   checked in full: the one reader of a value. `json`: JSON text written
-//!   in the transport's encoding, for that reader.
-//! - The key form's writers: `key` (the chain key: a short form, or a
-//!   digest), `digester` (the key form written, and hashed when long).
-//! - `read` (any [`Arguments`] walked; the reused buffers), `ignore` (key
-//!   paths left out of a walk, by a visitor in between), then `canonical`
-//!   (the canonical text) and `digest` (a call's key, either way).
+//!   (JavaScript's `Number::toString`), `value` (the [`Arguments`] of a
+//!   call), `form` (the key form's tags, strings and lengths), `patterns`
+//!   (tool-name patterns), `ignore` (`ignoreArguments`' key paths).
+//! - `transport`: what the plugin's JavaScript writes, checked in full.
+//!   `json`: JSON text written in the transport's encoding.
+//! - `key` (the chain key: a short form, or a digest), `key_form` (a
+//!   transport's key form, with every canonical rule: the one walk of a
+//!   value, which `lockstep` applies again to two transports side by side;
+//!   the golden vectors and the fuzz targets hold them equal).
+//! - `read` (any [`Arguments`]' key form; the reused buffers), then
+//!   `canonical` (the canonical text, read off the key form) and `digest` (a
+//!   call's key).
 //! - `lockstep` (two transports read side by side: certainly different, or
 //!   the same, without a key), `memo`, `similar`, `cycles`, `chains`, `overrides`, `reminders`, `stats`,
 //!   `config` (values and rules), `options` (every option declared once),
@@ -34,14 +31,13 @@ mod chains;
 mod config;
 mod cycles;
 mod digest;
-mod digester;
 mod error;
 mod form;
 mod guard;
 mod ignore;
 mod json;
 mod key;
-mod key_order;
+mod key_form;
 mod lockstep;
 mod memo;
 mod number;
@@ -56,7 +52,6 @@ mod read;
 mod reminders;
 mod similar;
 mod stats;
-mod tape;
 mod transport;
 mod value;
 

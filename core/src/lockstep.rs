@@ -22,9 +22,8 @@
 //! certain".
 
 use crate::form::string_span;
-use crate::tape::Open;
 use crate::transport::tag::{ABSENT, ARRAY, END, FALSE, NARROW, NULL, NUMBER, OBJECT, TRUE, WIDE};
-use crate::transport::{container_end, value_end, well_formed_from, SIZE_BYTES};
+use crate::transport::{container_end, value_end, well_formed_from, Open, SIZE_BYTES};
 
 /// What a side-by-side read tells of two calls' transports.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -75,11 +74,7 @@ fn descend(a: &[u8], b: &[u8], mut first: usize, open: &mut Vec<Open>) -> Option
                 }
                 let object = tag == OBJECT;
                 let (a_end, b_end) = (container_end(a, at)?, container_end(b, at)?);
-                open.push(Open {
-                    index: 0,
-                    object,
-                    end: b_end,
-                });
+                open.push(Open { object, end: b_end });
                 let mut member = at + 1 + SIZE_BYTES;
                 // Step over what comes before the first difference.
                 loop {

@@ -260,7 +260,7 @@ fn size(bytes: &[u8], pieces: Pieces<'_>) -> usize {
 /// The call key of `tool` and `arguments` (without the members `ignored`
 /// names, the same for every call of `tool`) as a [`KeyForm`], reusing `memo`'s
 /// key for the same transport as its last one: an inline form stays where it
-/// is (in `memo`, or where the digester wrote it in `scratch`'s form buffer), for the
+/// is (in `memo`, or where it was written in `scratch`'s form buffer), for the
 /// chain to compare in place.
 pub(crate) fn key_form<'s>(
     tool: &[u16],
@@ -337,7 +337,7 @@ mod tests {
             assert_eq!(kept(tool, transport(bytes)), fresh(tool, transport(bytes)));
         }
         assert_ne!(fresh("t", transport(&short)), fresh("u", transport(&short)));
-        // Another call in between, whose form the digester writes where an inline key was written.
+        // Another call in between, whose form is written where an inline key was written.
         let json = Arguments::Json("[1,2]");
         assert_eq!(kept("u", json), fresh("u", json));
         assert_eq!(kept("u", transport(&short)), fresh("u", transport(&short)));

@@ -5,7 +5,7 @@
 //! arguments' bytes) and times, over them in turn: the side-by-side read of
 //! each call with the one before and the check of the new one (`lockstep`),
 //! then `Guard::observe`, which adds the memo and the chain to it; and, for a
-//! call that must be keyed, its key form written from the transport's tape
+//! call that must be keyed, its key form written from the transport
 //! (`digest`, hashed when long) and BLAKE3 alone over bytes as many.
 //! `PROFILE_ROUNDS` rounds (15) after one that warms up; the medians.
 //! Ignored by `cargo test`; `benchmark/profile.mjs` runs it.

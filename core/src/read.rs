@@ -1,27 +1,26 @@
-//! One entry point: [`visit`] walks any [`Arguments`] in canonical order (a
-//! transport read onto the tape, which does the walking; JSON text written
-//! into a transport first; a raw string as one string), with buffers kept in
+//! One entry point: [`write_form`] writes any [`Arguments`]' key form (a
+//! transport checked, then written by `key_form`; JSON text written into a
+//! transport first; a raw string as one string), with buffers kept in
 //! [`Scratch`].
 
 use crate::error::CanonicalError;
-use crate::tape::{Frame, Member, Open, Tape, Token};
-use crate::value::{Arguments, Pieces, Scalar, Str, Visitor};
+use crate::form::push_string;
+use crate::ignore::KeyPath;
+use crate::key_form::{self, Walk};
+use crate::transport::Open;
+use crate::value::{Arguments, Pieces};
 use crate::{json, transport};
 
 /// Buffers reused from call to call, so a small call allocates nothing.
 #[derive(Debug, Default)]
 pub struct Scratch {
-    tokens: Vec<Token>,
     pub(crate) open: Vec<Open>,
-    frames: Vec<Frame>,
-    members: Vec<Member>,
-    /// Wide keys, decoded to UTF-16, back to back.
-    decoded: Vec<u16>,
+    pub(crate) walk: Walk,
     /// JSON text in the transport's encoding, its open containers, and its strings' code units.
     converted: Vec<u8>,
     converting: Vec<(usize, bool)>,
     units: Vec<u16>,
-    /// The key form being written (see `digester`): at most three blocks of 16 KB, kept.
+    /// The key form being written.
     pub(crate) form: Vec<u8>,
 }
 
@@ -37,33 +36,31 @@ impl Scratch {
                 *buffer = Vec::new();
             }
         }
-        trim(&mut self.tokens);
         trim(&mut self.open);
-        trim(&mut self.frames);
-        trim(&mut self.members);
-        trim(&mut self.decoded);
+        trim(&mut self.walk.frames);
+        trim(&mut self.walk.members);
         trim(&mut self.converted);
         trim(&mut self.converting);
         trim(&mut self.units);
+        trim(&mut self.form);
     }
 }
 
-/// Walks `arguments` in canonical order with `visitor`, using `scratch`'s buffers.
-pub(crate) fn visit(
+/// Appends the key form of `arguments`, without the members the key paths
+/// `ignored` name, to `scratch.form`; `scratch.walk.removed` then says which
+/// of those paths left something out.
+pub(crate) fn write_form(
     arguments: Arguments<'_>,
+    ignored: &[KeyPath],
     scratch: &mut Scratch,
-    visitor: &mut impl Visitor,
 ) -> Result<(), CanonicalError> {
     let Scratch {
-        tokens,
         open,
-        frames,
-        members,
-        decoded,
+        walk,
         converted,
         converting,
         units,
-        ..
+        form,
     } = scratch;
     let (bytes, pieces) = match arguments {
         Arguments::Json(text) => {
@@ -72,21 +69,13 @@ pub(crate) fn visit(
         }
         Arguments::Transport { bytes, pieces } => (bytes, pieces),
         Arguments::Text(units) => {
-            visitor.scalar(Scalar::Str(Str::Units(units)));
+            push_string(form, units);
+            walk.removed.clear();
+            walk.removed.resize(ignored.len(), false);
             return Ok(());
         }
     };
-    transport::parse(
-        bytes,
-        (pieces.narrow.len(), pieces.wide.len()),
-        tokens,
-        open,
-    )?;
-    let tape = Tape {
-        bytes,
-        pieces,
-        tokens,
-    };
-    tape.walk(frames, members, decoded, visitor);
+    transport::check(bytes, (pieces.narrow.len(), pieces.wide.len()), open)?;
+    key_form::write(bytes, pieces, ignored, form, walk);
     Ok(())
 }

@@ -1,6 +1,6 @@
 //! The transport: a call's value as the plugin's JavaScript (`lib/encode.js`)
-//! writes it (and `json` writes JSON text so), read onto the tape (`tape`),
-//! which canonicalizes it. JavaScript applies no canonical rule: members come
+//! writes it (and `json` writes JSON text so), checked here and written in
+//! its key form by `key_form`, which canonicalizes it. JavaScript applies no canonical rule: members come
 //! in their own order, numbers as they are (`-0`, `NaN`), and values JSON has
 //! no form for as [`tag::ABSENT`]. Every byte is checked before anything is
 //! counted: anything else is an error.
@@ -23,7 +23,6 @@
 
 use crate::error::CanonicalError;
 use crate::form::{read_len, string_span};
-use crate::tape::{Open, Token};
 
 /// The transport's tags, one byte each: the key form's where they mean the same.
 pub mod tag {
@@ -67,111 +66,78 @@ pub(crate) fn value_end(bytes: &[u8], at: usize) -> Option<usize> {
     }
 }
 
-/// Reads `bytes` onto `tape`, with `pieces` long strings of each kind to
-/// refer to; each container's token records where its subtree ends.
-pub(crate) fn parse(
-    bytes: &[u8],
-    pieces: PieceCounts,
-    tape: &mut Vec<Token>,
-    open: &mut Vec<Open>,
-) -> Result<(), CanonicalError> {
-    tape.clear();
-    open.clear();
-    read::<true>(bytes, 0, pieces, tape, open)
+/// An open container while a transport is checked: whether it is an object,
+/// and where its bytes end.
+#[derive(Debug)]
+pub(crate) struct Open {
+    pub(crate) object: bool,
+    pub(crate) end: usize,
 }
 
-/// Whether [`parse`] reads `bytes` without an error, found by the same
-/// reading with no token kept: a check of every byte that costs no tape.
-pub(crate) fn well_formed(bytes: &[u8], pieces: PieceCounts, open: &mut Vec<Open>) -> bool {
+/// Checks `bytes`, with `pieces` long strings of each kind to refer to:
+/// every tag, length, size, string and piece index, or the error.
+pub(crate) fn check(
+    bytes: &[u8],
+    pieces: PieceCounts,
+    open: &mut Vec<Open>,
+) -> Result<(), CanonicalError> {
     open.clear();
-    read::<false>(bytes, 0, pieces, &mut Vec::new(), open).is_ok()
+    check_from(bytes, 0, pieces, open)
+}
+
+/// Whether [`check`] finds `bytes` well formed.
+pub(crate) fn well_formed(bytes: &[u8], pieces: PieceCounts, open: &mut Vec<Open>) -> bool {
+    check(bytes, pieces, open).is_ok()
 }
 
 /// [`well_formed`] for a transport without long strings whose bytes before
 /// `at`, a member's or an element's start in the containers `open`, are
 /// known to be so; `open` is then the containers around it, `end` from `bytes`.
 pub(crate) fn well_formed_from(bytes: &[u8], at: usize, open: &mut Vec<Open>) -> bool {
-    read::<false>(bytes, at, (0, 0), &mut Vec::new(), open).is_ok()
+    check_from(bytes, at, (0, 0), open).is_ok()
 }
 
-/// [`parse`] from `at` inside the containers `open`, keeping the tokens on
-/// `tape` only when `TAPE`.
-fn read<const TAPE: bool>(
+/// [`check`] from `at` inside the containers `open`.
+fn check_from(
     bytes: &[u8],
     mut at: usize,
     pieces: PieceCounts,
-    tape: &mut Vec<Token>,
     open: &mut Vec<Open>,
 ) -> Result<(), CanonicalError> {
     let invalid = CanonicalError::InvalidEncoding;
     loop {
-        if let Some(&Open { index, object, end }) = open.last() {
+        if let Some(&Open { object, end }) = open.last() {
             if bytes.get(at) == Some(&END) {
                 at += 1;
                 if at != end {
                     return Err(invalid(at - 1));
                 }
                 open.pop();
-                let tape_end = tape.len();
-                if let Some(Token::Array { end: slot } | Token::Object { end: slot }) =
-                    tape.get_mut(index)
-                {
-                    *slot = tape_end;
-                }
                 if open.is_empty() {
                     break;
                 }
                 continue;
             }
             if object {
-                at = string::<TAPE>(bytes, at, pieces, tape)?;
+                at = string(bytes, at, pieces)?;
             }
         }
-        let tag = *bytes.get(at).ok_or(invalid(at))?;
-        let token = match tag {
-            NULL => Token::Null,
-            FALSE => Token::False,
-            TRUE => Token::True,
-            NUMBER => {
-                let bits = bytes
-                    .get(at + 1..)
-                    .and_then(|rest| rest.first_chunk::<8>())
-                    .ok_or(invalid(at))?;
-                at += 8;
-                Token::Number(f64::from_le_bytes(*bits))
-            }
-            NARROW | WIDE | LONG | LONG_WIDE => {
-                at = string::<TAPE>(bytes, at, pieces, tape)?;
-                if open.is_empty() {
-                    break;
-                }
-                continue;
-            }
+        match *bytes.get(at).ok_or(invalid(at))? {
+            NULL | FALSE | TRUE => at += 1,
+            NUMBER if at + 9 <= bytes.len() => at += 9,
+            NARROW | WIDE | LONG | LONG_WIDE => at = string(bytes, at, pieces)?,
             // The whole value must have a JSON form: the plugin sends no other.
-            ABSENT if !open.is_empty() => Token::Absent,
-            ARRAY | OBJECT => {
-                let object = tag == OBJECT;
+            ABSENT if !open.is_empty() => at += 1,
+            tag @ (ARRAY | OBJECT) => {
                 open.push(Open {
-                    index: tape.len(),
-                    object,
+                    object: tag == OBJECT,
                     end: container_end(bytes, at).ok_or(invalid(at))?,
                 });
-                if TAPE {
-                    tape.push(if object {
-                        Token::Object { end: 0 }
-                    } else {
-                        Token::Array { end: 0 }
-                    });
-                }
                 at += 1 + SIZE_BYTES;
                 continue;
             }
             _ => return Err(invalid(at)),
-        };
-        if TAPE {
-            tape.push(token);
         }
-        at += 1;
         if open.is_empty() {
             break;
         }
@@ -201,26 +167,13 @@ pub(crate) fn piece(
     (index < count).then_some((index, is_wide, end))
 }
 
-/// Reads the string whose tag is at `at`, pushing it when `TAPE`; returns where it ends.
-fn string<const TAPE: bool>(
-    bytes: &[u8],
-    at: usize,
-    pieces: PieceCounts,
-    tape: &mut Vec<Token>,
-) -> Result<usize, CanonicalError> {
+/// Checks the string whose tag is at `at`; returns where it ends.
+fn string(bytes: &[u8], at: usize, pieces: PieceCounts) -> Result<usize, CanonicalError> {
     if let Some(&(LONG | LONG_WIDE)) = bytes.get(at) {
-        let (index, wide, end) =
-            piece(bytes, at, pieces).ok_or(CanonicalError::InvalidEncoding(at))?;
-        if TAPE {
-            tape.push(Token::Piece { index, wide });
-        }
+        let (_, _, end) = piece(bytes, at, pieces).ok_or(CanonicalError::InvalidEncoding(at))?;
         return Ok(end);
     }
-    let (wide, start, end) = string_span(bytes, at)?;
-    if TAPE {
-        tape.push(Token::Units { start, end, wide });
-    }
-    Ok(end)
+    string_span(bytes, at).map(|(_, _, end)| end)
 }
 
 /// A transport written without sizes (as tests and fuzz targets write them),

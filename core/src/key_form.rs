@@ -1,0 +1,421 @@
+//! The key form of a value (see `form`), written from its transport in one
+//! pass: every canonical rule of the arguments is applied here. Members are
+//! sorted (array indices first, numerically, then by UTF-16 code units), of
+//! duplicates the later one wins, members without a JSON form are left out and
+//! such elements written `null`; numbers are written as JSON prints them alike
+//! (`-0` as `0`, non-finite ones as `null`), long strings inline like the
+//! others. With `ignoreArguments`, the members its key paths name are left out
+//! too. The canonical text (`canonical`) is read off the form.
+//!
+//! The transport is checked in full first (`transport::well_formed`), so this
+//! walk only finds its way. An explicit stack of frames: input depth never
+//! becomes Rust stack depth.
+
+use std::cmp::Ordering;
+
+use crate::form::tag::{ARRAY, END, NULL, NUMBER, OBJECT};
+use crate::form::{push_len, push_string, string_span};
+use crate::ignore::KeyPath;
+use crate::transport::tag::{ABSENT, LONG, LONG_WIDE, NARROW, WIDE};
+use crate::transport::{container_end, piece, value_end, SIZE_BYTES};
+use crate::value::Pieces;
+
+/// A string of the transport, as its code units lie.
+#[derive(Clone, Copy)]
+enum Units<'a> {
+    /// One byte a unit.
+    Narrow(&'a [u8]),
+    /// Two bytes a unit, little-endian.
+    Wide(&'a [u8]),
+    /// A wide piece.
+    Utf16(&'a [u16]),
+}
+
+impl<'a> Units<'a> {
+    fn len(self) -> usize {
+        match self {
+            Units::Narrow(bytes) => bytes.len(),
+            Units::Wide(bytes) => bytes.len() / 2,
+            Units::Utf16(units) => units.len(),
+        }
+    }
+
+    fn iter(self) -> impl Iterator<Item = u16> + 'a {
+        let (narrow, wide, utf16) = match self {
+            Units::Narrow(bytes) => (bytes, &[][..], &[][..]),
+            Units::Wide(bytes) => (&[][..], bytes, &[][..]),
+            Units::Utf16(units) => (&[][..], &[][..], units),
+        };
+        // Two of the three are empty.
+        let wide = wide
+            .as_chunks::<2>()
+            .0
+            .iter()
+            .map(|pair| u16::from_le_bytes(*pair));
+        narrow
+            .iter()
+            .map(|&byte| u16::from(byte))
+            .chain(wide)
+            .chain(utf16.iter().copied())
+    }
+
+    /// UTF-16 code-unit order.
+    fn cmp(self, other: Self) -> Ordering {
+        match (self, other) {
+            // Bytes that are code units order as the units do.
+            (Units::Narrow(a), Units::Narrow(b)) => a.cmp(b),
+            _ => self.iter().cmp(other.iter()),
+        }
+    }
+
+    fn is(self, name: &[u16]) -> bool {
+        self.len() == name.len() && self.iter().eq(name.iter().copied())
+    }
+
+    /// The string as an array index ("0" … "4294967294"), which V8 orders first.
+    fn array_index(self) -> Option<u32> {
+        let len = self.len();
+        if len == 0 || len > 10 {
+            return None;
+        }
+        let mut value: u64 = 0;
+        for (position, unit) in self.iter().enumerate() {
+            let digit = unit.checked_sub(u16::from(b'0')).filter(|d| *d <= 9)?;
+            if position == 0 && digit == 0 && len > 1 {
+                return None;
+            }
+            value = value * 10 + u64::from(digit);
+        }
+        u32::try_from(value).ok().filter(|&v| v != u32::MAX)
+    }
+
+    /// Appends the string in the key form: one byte a unit when every unit fits.
+    fn write(self, out: &mut Vec<u8>) {
+        match self {
+            Units::Narrow(bytes) => {
+                push_len(out, NARROW, bytes.len());
+                out.extend_from_slice(bytes);
+            }
+            // The transport's wide strings hold a unit past 0xff (`well_formed` checks it).
+            Units::Wide(bytes) => {
+                push_len(out, WIDE, bytes.len() / 2);
+                out.extend_from_slice(bytes);
+            }
+            Units::Utf16(units) => push_string(out, units),
+        }
+    }
+}
+
+/// An object member: where its key's code units are, its key as an array
+/// index (`u32::MAX`: none), which decides most comparisons, and where its
+/// value is.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Member {
+    key: KeyAt,
+    index: u32,
+    value: usize,
+}
+
+/// Where a key's code units lie: a span of the bytes (`wide`: two bytes a
+/// unit), or a piece.
+#[derive(Clone, Copy, Debug)]
+enum KeyAt {
+    Bytes {
+        start: usize,
+        end: usize,
+        wide: bool,
+    },
+    Piece {
+        index: usize,
+        wide: bool,
+    },
+}
+
+/// An open container of the walk.
+#[derive(Debug)]
+pub(crate) enum Frame {
+    /// The next element's place, and where the array's END is.
+    Array { next: usize, end: usize },
+    /// The object's members are `members[next..stop]` (the rest, in order);
+    /// `depth` names deep, with the key paths still matching there.
+    Object {
+        base: usize,
+        next: usize,
+        stop: usize,
+        depth: usize,
+        live: Vec<usize>,
+    },
+}
+
+/// The buffers of a walk, kept from call to call.
+#[derive(Debug, Default)]
+pub(crate) struct Walk {
+    pub(crate) frames: Vec<Frame>,
+    pub(crate) members: Vec<Member>,
+    /// Which key paths left something out, by index.
+    pub(crate) removed: Vec<bool>,
+}
+
+/// A checked transport with its long strings.
+struct Source<'a> {
+    bytes: &'a [u8],
+    pieces: Pieces<'a>,
+}
+
+impl<'a> Source<'a> {
+    /// Where the code units of the string whose tag is at `at` (a checked one) lie, and where
+    /// the string ends.
+    fn locate(&self, at: usize) -> (KeyAt, usize) {
+        if let Some(&(LONG | LONG_WIDE)) = self.bytes.get(at) {
+            if let Some((index, wide, end)) = piece(self.bytes, at, (usize::MAX, usize::MAX)) {
+                return (KeyAt::Piece { index, wide }, end);
+            }
+        }
+        let (wide, start, end) = string_span(self.bytes, at).unwrap_or((false, at, at));
+        (KeyAt::Bytes { start, end, wide }, end)
+    }
+
+    /// The code units at `key`.
+    fn units(&self, key: KeyAt) -> Units<'a> {
+        match key {
+            KeyAt::Bytes { start, end, wide } => {
+                let bytes = self.bytes.get(start..end).unwrap_or_default();
+                if wide {
+                    Units::Wide(bytes)
+                } else {
+                    Units::Narrow(bytes)
+                }
+            }
+            KeyAt::Piece { index, wide: false } => {
+                Units::Narrow(self.pieces.narrow.get(index).copied().unwrap_or_default())
+            }
+            KeyAt::Piece { index, wide: true } => {
+                Units::Utf16(self.pieces.wide.get(index).copied().unwrap_or_default())
+            }
+        }
+    }
+
+    /// The string whose tag is at `at` (a checked one).
+    fn string(&self, at: usize) -> Units<'a> {
+        self.units(self.locate(at).0)
+    }
+
+    /// Where the value whose tag is at `at` ends.
+    fn end(&self, at: usize) -> usize {
+        let end = match self.bytes.get(at) {
+            Some(&(LONG | LONG_WIDE)) => {
+                piece(self.bytes, at, (usize::MAX, usize::MAX)).map(|(_, _, end)| end)
+            }
+            _ => value_end(self.bytes, at),
+        };
+        end.unwrap_or(self.bytes.len())
+    }
+
+    fn tag(&self, at: usize) -> u8 {
+        self.bytes.get(at).copied().unwrap_or(END)
+    }
+
+    /// Key order: indices first, then code units.
+    fn order(&self, a: &Member, b: &Member) -> Ordering {
+        a.index
+            .cmp(&b.index)
+            .then_with(|| self.units(a.key).cmp(self.units(b.key)))
+    }
+}
+
+/// Appends the key form of the checked transport `bytes` (with `pieces`) to
+/// `out`, without the members the key paths `ignored` name (`walk.removed`
+/// then says which of them left something out).
+pub(crate) fn write(
+    bytes: &[u8],
+    pieces: Pieces<'_>,
+    ignored: &[KeyPath],
+    out: &mut Vec<u8>,
+    walk: &mut Walk,
+) {
+    let source = Source { bytes, pieces };
+    let Walk {
+        frames,
+        members,
+        removed,
+    } = walk;
+    frames.clear();
+    members.clear();
+    removed.clear();
+    removed.resize(ignored.len(), false);
+    let mut value = Some(0);
+    // The key paths that reach into the value about to be written.
+    let mut reaching: Vec<usize> = (0..ignored.len()).collect();
+    loop {
+        if let Some(at) = value.take() {
+            write_value(
+                &source,
+                at,
+                out,
+                frames,
+                members,
+                std::mem::take(&mut reaching),
+            );
+        }
+        let Some(frame) = frames.last_mut() else {
+            break;
+        };
+        match frame {
+            Frame::Array { next, end } => {
+                if *next + 1 >= *end {
+                    out.push(END);
+                    frames.pop();
+                } else if source.tag(*next) == ABSENT {
+                    out.push(NULL);
+                    *next += 1;
+                } else {
+                    value = Some(*next);
+                    *next = source.end(*next);
+                }
+            }
+            Frame::Object {
+                base,
+                next,
+                stop,
+                depth,
+                live,
+            } => {
+                let Some(&member) = members.get(*next).filter(|_| *next < *stop) else {
+                    out.push(END);
+                    members.truncate(*base);
+                    frames.pop();
+                    continue;
+                };
+                *next += 1;
+                let key = source.units(member.key);
+                let mut left_out = false;
+                for &path in live.iter() {
+                    let names = ignored.get(path).map(KeyPath::names).unwrap_or_default();
+                    if names.get(*depth).is_some_and(|name| key.is(name)) {
+                        if names.len() == *depth + 1 {
+                            left_out = true;
+                            if let Some(flag) = removed.get_mut(path) {
+                                *flag = true;
+                            }
+                        } else {
+                            reaching.push(path);
+                        }
+                    }
+                }
+                if left_out {
+                    reaching.clear();
+                    continue;
+                }
+                key.write(out);
+                value = Some(member.value);
+            }
+        }
+    }
+}
+
+/// Writes the scalar at `at`, or opens the container there (its members
+/// sorted); `live` are the key paths that reach into it.
+fn write_value(
+    source: &Source<'_>,
+    at: usize,
+    out: &mut Vec<u8>,
+    frames: &mut Vec<Frame>,
+    members: &mut Vec<Member>,
+    live: Vec<usize>,
+) {
+    let bytes = source.bytes;
+    match source.tag(at) {
+        NUMBER => {
+            let bits = bytes.get(at + 1..).and_then(|rest| rest.first_chunk::<8>());
+            let value = f64::from_le_bytes(bits.copied().unwrap_or_default());
+            if value.is_finite() {
+                // -0 prints as 0; every other finite value prints distinctly.
+                let value = if value == 0.0 { 0.0 } else { value };
+                out.push(NUMBER);
+                out.extend_from_slice(&value.to_le_bytes());
+            } else {
+                out.push(NULL);
+            }
+        }
+        NARROW | WIDE | LONG | LONG_WIDE => source.string(at).write(out),
+        ARRAY => {
+            out.push(ARRAY);
+            let end = container_end(bytes, at).unwrap_or(at);
+            frames.push(Frame::Array {
+                next: at + 1 + SIZE_BYTES,
+                end,
+            });
+        }
+        OBJECT => {
+            out.push(OBJECT);
+            let depth = match frames.last() {
+                Some(Frame::Object { depth, .. }) => depth + 1,
+                // The top level, or an array's element: paths do not reach into arrays.
+                _ => 0,
+            };
+            let live = if matches!(frames.last(), Some(Frame::Array { .. })) {
+                Vec::new()
+            } else {
+                live
+            };
+            let base = members.len();
+            let end = container_end(bytes, at).unwrap_or(at);
+            let mut next = at + 1 + SIZE_BYTES;
+            while next + 1 < end {
+                let (key, value) = source.locate(next);
+                let index = source.units(key).array_index().unwrap_or(u32::MAX);
+                members.push(Member { key, index, value });
+                next = source.end(value);
+            }
+            let stop = sort_members(source, members, base);
+            frames.push(Frame::Object {
+                base,
+                next: base,
+                stop,
+                depth,
+                live,
+            });
+        }
+        // NULL, FALSE and TRUE are the key form's own tags; ABSENT never stands here.
+        tag => out.push(tag),
+    }
+}
+
+/// Sorts `members[base..]` into canonical order, keeping of each key only the
+/// last member, and that only when it has a JSON form; returns where they end.
+fn sort_members(source: &Source<'_>, members: &mut Vec<Member>, base: usize) -> usize {
+    let Some(slice) = members.get_mut(base..) else {
+        return base;
+    };
+    // Stable, so duplicates stay in input order and the last one can win below. A sort
+    // compares every two members that end up side by side, so if it met no equal pair, no
+    // key is there twice.
+    let mut twice = false;
+    slice.sort_by(|a, b| {
+        let ordering = source.order(a, b);
+        twice |= ordering == Ordering::Equal;
+        ordering
+    });
+    let absent = slice
+        .iter()
+        .any(|member| source.tag(member.value) == ABSENT);
+    if !twice && !absent {
+        return members.len();
+    }
+    let mut write = base;
+    for read in base..members.len() {
+        let (Some(&current), next) = (members.get(read), members.get(read + 1)) else {
+            break;
+        };
+        let last =
+            !twice || next.is_none_or(|next| source.order(&current, next) != Ordering::Equal);
+        if last && source.tag(current.value) != ABSENT {
+            if let Some(slot) = members.get_mut(write) {
+                *slot = current;
+            }
+            write += 1;
+        }
+    }
+    members.truncate(write);
+    write
+}

@@ -327,14 +327,12 @@ fn write_value(
     match source.tag(at) {
         NUMBER => {
             let bits = bytes.get(at + 1..).and_then(|rest| rest.first_chunk::<8>());
-            let value = f64::from_le_bytes(bits.copied().unwrap_or_default());
-            if value.is_finite() {
-                // -0 prints as 0; every other finite value prints distinctly.
-                let value = if value == 0.0 { 0.0 } else { value };
-                out.push(NUMBER);
-                out.extend_from_slice(&value.to_le_bytes());
-            } else {
-                out.push(NULL);
+            match json_number(f64::from_le_bytes(bits.copied().unwrap_or_default())) {
+                Some(value) => {
+                    out.push(NUMBER);
+                    out.extend_from_slice(&value.to_le_bytes());
+                }
+                None => out.push(NULL),
             }
         }
         NARROW | WIDE | LONG | LONG_WIDE => source.string(at).write(out),
@@ -378,6 +376,17 @@ fn write_value(
         }
         // NULL, FALSE and TRUE are the key form's own tags; ABSENT never stands here.
         tag => out.push(tag),
+    }
+}
+
+/// A number as JSON writes it: `None` for `null` (NaN and the infinities), `-0`
+/// as `0`; every other finite value prints distinctly.
+#[inline]
+pub(crate) fn json_number(value: f64) -> Option<f64> {
+    match value {
+        _ if !value.is_finite() => None,
+        0.0 => Some(0.0),
+        _ => Some(value),
     }
 }
 

@@ -22,6 +22,7 @@
 //! certain".
 
 use crate::form::string_span;
+use crate::key_form::json_number;
 use crate::transport::tag::{ABSENT, ARRAY, END, FALSE, NARROW, NULL, NUMBER, OBJECT, TRUE, WIDE};
 use crate::transport::{container_end, value_end, well_formed_from, Open, SIZE_BYTES};
 
@@ -116,11 +117,7 @@ fn descend(a: &[u8], b: &[u8], mut first: usize, open: &mut Vec<Open>) -> Option
             NARROW | WIDE => return Some((true, start)),
             NUMBER => {
                 let (x, y) = (number(a, at)?, number(b, at)?);
-                let differ = match (x.is_finite(), y.is_finite()) {
-                    (true, true) => x != y,
-                    (finite, other) => finite != other,
-                };
-                return Some((differ, start));
+                return Some((json_number(x) != json_number(y), start));
             }
             _ => return Some((false, start)),
         }
@@ -176,7 +173,7 @@ enum Kind {
 fn kind(bytes: &[u8], at: usize, element: bool) -> Option<Kind> {
     Some(match *bytes.get(at)? {
         ABSENT if !element => Kind::Absent,
-        NUMBER if number(bytes, at)?.is_finite() => Kind::Number,
+        NUMBER if json_number(number(bytes, at)?).is_some() => Kind::Number,
         // Numbers JSON writes as `null` (NaN, infinities), and an element without JSON form.
         NULL | ABSENT | NUMBER => Kind::Null,
         FALSE => Kind::False,

@@ -1,6 +1,6 @@
 //! Canonical arguments: the text `JSON.stringify` gives for a deep key-sorted
 //! copy of the arguments. The chain compares calls by the key form of the same
-//! canonical value (`digest`); this text, read off that form, is what
+//! canonical value (`key`); this text, read off that form, is what
 //! `canonicalize` returns and what the detailed reminder quotes. Whatever form
 //! the value came in, it is written as `JSON.parse` then `JSON.stringify`
 //! would write it.

@@ -294,7 +294,7 @@ mod tests {
 
     fn key(tool: &str, json: &str) -> CallKey {
         let tool: Vec<u16> = tool.encode_utf16().collect();
-        crate::digest::call_key(
+        crate::key::call_key(
             &tool,
             crate::Arguments::Json(json),
             &mut crate::read::Scratch::default(),

@@ -159,7 +159,7 @@ mod tests {
     use super::*;
 
     fn key(name: &[u16]) -> CallKey {
-        crate::digest::call_key(
+        crate::key::call_key(
             name,
             crate::Arguments::Json("{}"),
             &mut crate::read::Scratch::default(),

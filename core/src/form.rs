@@ -1,6 +1,6 @@
 //! The key form: an unambiguous binary form of one call, the tool name and
 //! then the canonical arguments, which the chain keeps (short forms) or
-//! hashes (`digest`), and which the canonical text is read off. `key_form`
+//! hashes (`key`), and which the canonical text is read off. `key_form`
 //! writes it from a transport. Its strings are also the transport's
 //! (`transport`), so those bytes are copied as they are.
 //!

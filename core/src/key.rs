@@ -1,8 +1,22 @@
-//! The chain key of a call: its key form kept as it is when it is at most
-//! [`INLINE`] bytes (most calls: comparing it is exact and costs no hashing)
-//! and otherwise as its 256-bit BLAKE3 digest. Either way a chain's size does
-//! not grow with the arguments while detection still covers every byte of
-//! them: two different calls share a key only through a BLAKE3 collision.
+//! A call's key: its key form (see `form`, written by `key_form`) after the
+//! tool name, kept as it is when at most [`INLINE`] bytes long (most calls:
+//! comparing it is exact and costs no hashing), else as its 256-bit BLAKE3
+//! digest. Either way a chain's size does not grow with the arguments while
+//! detection still covers every byte of them: two different calls share a key
+//! only through a BLAKE3 collision. What is kept or hashed is not the
+//! canonical text but the key form of the same canonical value: a type tag per
+//! value, lengths before contents, numbers as their IEEE-754 bits, strings as
+//! their UTF-16 code units (one byte each when they all fit). Two calls get
+//! the same key exactly when their canonical texts are equal, and no time goes
+//! into escaping strings or printing numbers. A call that repeats the last one
+//! is keyed by the memo (`memo`) instead.
+
+use crate::error::CanonicalError;
+use crate::form::push_string;
+use crate::form::tag::TOOL;
+use crate::ignore::KeyPath;
+use crate::read::{write_form, Scratch};
+use crate::value::Arguments;
 
 /// Binary forms up to this many bytes are the key themselves.
 pub const INLINE: usize = 128;
@@ -19,8 +33,7 @@ pub struct CallKey {
     bytes: [u8; INLINE],
 }
 
-/// A call's key before it is stored: the key form where it was written
-/// (`digest`), (at most [`INLINE`] bytes), or its digest. The chain compares it with the
+/// A call's key before it is stored: the key form where it was written, (at most [`INLINE`] bytes), or its digest. The chain compares it with the
 /// key it holds in place ([`CallKey::is`]) and copies it only when it differs,
 /// so the common repeated call builds and moves no [`CallKey`].
 #[derive(Clone, Copy, Debug)]
@@ -81,5 +94,136 @@ impl From<&KeyForm<'_>> for CallKey {
         };
         key.set(form);
         key
+    }
+}
+
+/// Key of (tool, canonical arguments); the tool name (UTF-16 code units) is
+/// length-prefixed so no (tool, arguments) pair can run into another.
+pub fn call_key(
+    tool: &[u16],
+    arguments: Arguments<'_>,
+    scratch: &mut Scratch,
+) -> Result<CallKey, CanonicalError> {
+    digest_form(tool, arguments, scratch, &[]).map(|form| CallKey::from(&form))
+}
+
+/// The key form of any arguments without the members `ignored` names,
+/// written into `scratch`'s form buffer and hashed when long.
+pub(crate) fn digest_form<'s>(
+    tool: &[u16],
+    arguments: Arguments<'_>,
+    scratch: &'s mut Scratch,
+    ignored: &[KeyPath],
+) -> Result<KeyForm<'s>, CanonicalError> {
+    scratch.form.clear();
+    scratch.form.push(TOOL);
+    push_string(&mut scratch.form, tool);
+    write_form(arguments, ignored, scratch)?;
+    let form = scratch.form.as_slice();
+    Ok(if form.len() <= INLINE {
+        KeyForm::Inline(form)
+    } else {
+        KeyForm::Digest(*blake3::hash(form).as_bytes())
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn key(tool: &str, json: &str) -> CallKey {
+        call_key(&units(tool), Arguments::Json(json), &mut Scratch::default()).unwrap()
+    }
+
+    fn units(text: &str) -> Vec<u16> {
+        text.encode_utf16().collect()
+    }
+
+    #[test]
+    fn key_ignores_property_order_but_not_tool_or_values() {
+        assert_eq!(
+            key("grep", r#"{"a":1,"b":2}"#),
+            key("grep", r#"{ "b":2, "a":1 }"#)
+        );
+        assert_ne!(key("grep", r#"{"a":1}"#), key("find", r#"{"a":1}"#));
+        let lone = |unit: u16| {
+            call_key(
+                &[u16::from(b'x'), unit],
+                Arguments::Json("1"),
+                &mut Scratch::default(),
+            )
+            .unwrap()
+        };
+        assert_ne!(
+            lone(0xd800),
+            lone(0xdbff),
+            "tools told apart by a lone surrogate"
+        );
+        assert_ne!(lone(0xd800), key("x\u{fffd}", "1"));
+        assert_eq!(lone(0xfffd), key("x\u{fffd}", "1"));
+        assert_ne!(key("grep", r#"{"a":1}"#), key("grep", r#"{"a":2}"#));
+        assert_ne!(key("grep", r#"["a","b"]"#), key("grep", r#"["ab"]"#));
+        assert_ne!(key("grep", r"[1]"), key("grep", r#"["1"]"#));
+    }
+
+    #[test]
+    fn equal_canonical_values_share_a_key_whatever_their_spelling() {
+        assert_eq!(key("t", "[1.0, -0, 1e2]"), key("t", "[1, 0, 100]"));
+        assert_eq!(key("t", r#"["\u0041\u00e9"]"#), key("t", "[\"A\u{e9}\"]"));
+        assert_eq!(key("t", r#"{"a":1,"a":2}"#), key("t", r#"{"a":2}"#));
+        assert_eq!(key("t", "[1e400]"), key("t", "[null]"));
+        assert_ne!(key("t", "[\"\u{e9}\"]"), key("t", "[\"\u{1e9}\"]"));
+    }
+
+    #[test]
+    fn keys_stay_exact_on_both_sides_of_the_inline_limit() {
+        for n in INLINE - 12..INLINE + 12 {
+            let text = |tail: &str| format!("\"{}{tail}\"", "x".repeat(n));
+            assert_eq!(key("t", &text("")), key("t", &text("")));
+            assert_ne!(key("t", &text("")), key("t", &text("y")));
+            assert_ne!(key("t", &text("y")), key("t", &text("z")));
+        }
+    }
+
+    #[test]
+    fn keys_compared_and_set_in_place_match_built_keys() {
+        let long = format!("[\"{}\"]", "x".repeat(200));
+        let keys = [
+            key("t", "1"),
+            key("t", r#"{"a":[1,"bc"]}"#),
+            key("t", &long),
+            key("", "null"),
+        ];
+        for a in &keys {
+            for b in &keys {
+                assert_eq!(a.is(&b.form()), a == b);
+                let mut c = *a;
+                c.set(&b.form());
+                assert_eq!(c, *b, "set leaves no byte of the old key behind");
+                assert_eq!(CallKey::from(&b.form()), *b);
+            }
+        }
+    }
+
+    #[test]
+    fn key_covers_bytes_far_past_any_preview() {
+        let long = "x".repeat(1 << 20);
+        assert_ne!(
+            key("t", &format!("[\"{long}a\"]")),
+            key("t", &format!("[\"{long}b\"]"))
+        );
+    }
+
+    #[test]
+    fn raw_string_and_json_string_share_a_key() {
+        assert_eq!(
+            call_key(
+                &units("t"),
+                Arguments::Text(&units("hi\n\u{e9}")),
+                &mut Scratch::default()
+            )
+            .unwrap(),
+            key("t", r#""hi\n\u00e9""#)
+        );
     }
 }

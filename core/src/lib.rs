@@ -8,13 +8,12 @@
 //!   (tool-name patterns), `ignore` (`ignoreArguments`' key paths).
 //! - `transport`: what the plugin's JavaScript writes, checked in full.
 //!   `json`: JSON text written in the transport's encoding.
-//! - `key` (the chain key: a short form, or a digest), `key_form` (a
-//!   transport's key form, with every canonical rule: the one walk of a
-//!   value, which `lockstep` applies again to two transports side by side;
-//!   the golden vectors and the fuzz targets hold them equal).
+//! - `key_form` (a transport's key form, with every canonical rule: the one
+//!   walk of a value; `lockstep` reads two transports side by side with its
+//!   number rule; the golden vectors and the fuzz targets hold them equal).
 //! - `read` (any [`Arguments`]' key form; the reused buffers), then
-//!   `canonical` (the canonical text, read off the key form) and `digest` (a
-//!   call's key).
+//!   `canonical` (the canonical text, read off the key form) and `key` (a
+//!   call's key: a short form, or a digest).
 //! - `lockstep` (two transports read side by side: certainly different, or
 //!   the same, without a key), `memo`, `similar`, `cycles`, `chains`, `overrides`, `reminders`, `stats`,
 //!   `config` (values and rules), `options` (every option declared once),
@@ -30,7 +29,6 @@ mod canonical;
 mod chains;
 mod config;
 mod cycles;
-mod digest;
 mod error;
 mod form;
 mod guard;
@@ -58,11 +56,10 @@ mod value;
 // What the binding, the integration tests and the fuzz targets use.
 pub use canonical::{canonicalize_json, write_string_literal, Sink};
 pub use config::{GuardConfig, RawValue, SHOWN_ITEMS};
-pub use digest::call_key;
 pub use error::{CanonicalError, ConfigError, Hint};
 pub use form::{push_string, read_string, tag, FormStr};
 pub use guard::{Call, Guard};
-pub use key::CallKey;
+pub use key::{call_key, CallKey};
 pub use number::write_js_number;
 pub use options::{OptionSpec, Shape, OPTIONS};
 pub use raw_config::RawConfig;

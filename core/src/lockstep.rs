@@ -220,8 +220,8 @@ fn met_again(bytes: &[u8], mut at: usize, end: usize, (wide, name): (bool, &[u8]
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::digest::call_key;
     use crate::form::push_string;
+    use crate::key::call_key;
     use crate::read::Scratch;
     use crate::transport::{sized, well_formed};
     use crate::value::{Arguments, Pieces};

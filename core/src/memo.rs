@@ -12,10 +12,9 @@
 //! (`Memo::settle`), and an agent making new call after new call has none
 //! written at all.
 
-use crate::digest::digest_form;
 use crate::error::CanonicalError;
 use crate::ignore::KeyPath;
-use crate::key::{CallKey, KeyForm};
+use crate::key::{digest_form, CallKey, KeyForm};
 use crate::lockstep::{self, Verdict};
 use crate::read::{Scratch, KEEP};
 use crate::transport;
@@ -295,9 +294,9 @@ pub(crate) fn key_form<'s>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::digest::call_key;
     use crate::form::push_string;
     use crate::form::tag::{END, NARROW, NULL, OBJECT};
+    use crate::key::call_key;
     use crate::transport::sized;
     use crate::transport::tag::{LONG, LONG_WIDE};
 

@@ -6,14 +6,14 @@
 //! each call with the one before and the check of the new one (`lockstep`),
 //! then `Guard::observe`, which adds the memo and the chain to it; and, for a
 //! call that must be keyed, its key form written from the transport
-//! (`digest`, hashed when long) and BLAKE3 alone over bytes as many.
+//! (`key`, hashed when long) and BLAKE3 alone over bytes as many.
 //! `PROFILE_ROUNDS` rounds (15) after one that warms up; the medians.
 //! Ignored by `cargo test`; `benchmark/profile.mjs` runs it.
 
 use std::hint::black_box;
 use std::time::Instant;
 
-use crate::digest::digest_form;
+use crate::key::digest_form;
 use crate::lockstep;
 use crate::read::Scratch;
 use crate::{Arguments, Call, Guard, GuardConfig, Pieces, RawConfig};

@@ -226,8 +226,8 @@ pub fn sized(bytes: &[u8]) -> Vec<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::digest::call_key;
     use crate::form::push_string;
+    use crate::key::call_key;
     use crate::read::Scratch;
     use crate::value::{Arguments, Pieces};
 

@@ -33,7 +33,8 @@ pub struct CallKey {
     bytes: [u8; INLINE],
 }
 
-/// A call's key before it is stored: the key form where it was written, (at most [`INLINE`] bytes), or its digest. The chain compares it with the
+/// A call's key before it is stored: the key form where it was written (at
+/// most [`INLINE`] bytes), or its digest. The chain compares it with the
 /// key it holds in place ([`CallKey::is`]) and copies it only when it differs,
 /// so the common repeated call builds and moves no [`CallKey`].
 #[derive(Clone, Copy, Debug)]

@@ -7,7 +7,7 @@
 //! others. With `ignoreArguments`, the members its key paths name are left out
 //! too. The canonical text (`canonical`) is read off the form.
 //!
-//! The transport is checked in full first (`transport::well_formed`), so this
+//! The transport is checked in full first (`transport::check`), so this
 //! walk only finds its way. An explicit stack of frames: input depth never
 //! becomes Rust stack depth.
 
@@ -171,7 +171,9 @@ impl<'a> Source<'a> {
                 return (KeyAt::Piece { index, wide }, end);
             }
         }
-        let (wide, start, end) = string_span(self.bytes, at).unwrap_or((false, at, at));
+        // A checked transport's strings always read; were one not to, the walk ends there.
+        let none = (false, at, self.bytes.len());
+        let (wide, start, end) = string_span(self.bytes, at).unwrap_or(none);
         (KeyAt::Bytes { start, end, wide }, end)
     }
 
@@ -202,13 +204,10 @@ impl<'a> Source<'a> {
 
     /// Where the value whose tag is at `at` ends.
     fn end(&self, at: usize) -> usize {
-        let end = match self.bytes.get(at) {
-            Some(&(LONG | LONG_WIDE)) => {
-                piece(self.bytes, at, (usize::MAX, usize::MAX)).map(|(_, _, end)| end)
-            }
-            _ => value_end(self.bytes, at),
-        };
-        end.unwrap_or(self.bytes.len())
+        match self.tag(at) {
+            NARROW | WIDE | LONG | LONG_WIDE => self.locate(at).1,
+            _ => value_end(self.bytes, at).unwrap_or(self.bytes.len()),
+        }
     }
 
     fn tag(&self, at: usize) -> u8 {

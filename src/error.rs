@@ -5,7 +5,6 @@
 use napi::bindgen_prelude::Env;
 use repeat_tool_guard_core::{CanonicalError, ConfigError};
 
-use crate::js::throw;
 use crate::registry::RegistryError;
 
 #[derive(Debug, thiserror::Error)]
@@ -45,4 +44,18 @@ pub fn map_error(env: Env, failure: Failure) -> napi::Error {
     }
     let type_error = failure.is_type_error();
     throw(env, failure.to_string(), type_error)
+}
+
+/// Throws `message` as a JavaScript `Error` (`TypeError` with `type_error`) and
+/// returns the error that tells napi-rs one is pending.
+pub fn throw(env: Env, message: String, type_error: bool) -> napi::Error {
+    let thrown = if type_error {
+        env.throw_type_error(&message, None)
+    } else {
+        env.throw_error(&message, None)
+    };
+    match thrown {
+        Ok(()) => napi::Error::new(napi::Status::PendingException, message),
+        Err(_) => napi::Error::new(napi::Status::GenericFailure, message),
+    }
 }

@@ -1,72 +1,139 @@
-//! The plugin's hot path, `__observeEncoded(buffer, pieces, widePieces)`: a
-//! raw Node-API function, because napi-rs' argument conversions and class
-//! unwrapping cost more than the rest of a small call. `encode.js` writes a
-//! call into one `ArrayBuffer`, `buffer`: a header of [`HEADER`] `f64`s (the
-//! guard's handle, the bytes written, the number of pieces of each kind, where
-//! the result starts), then bytes in the transport's encoding
-//! (`core/src/transport.rs`): the agent id, the tool name, the arguments as
-//! JavaScript holds them, and with `sameResultOnly` the tool result's
-//! `{ content, isError }`. Strings long enough that passing them as they are
-//! beats copying them in JavaScript come in `pieces` (`[string, …]`, each code
-//! unit at most 0xff, as `encode.js` checks, read one byte each) and
-//! `widePieces` (read as UTF-16), before the buffer is borrowed. The core
-//! checks every byte and canonicalizes the value before it counts the call.
-//! It returns the reminder, or `undefined`.
-//! `__observeAgain(handle)` counts a call whose arguments the
-//! plugin found equal to the last call's (same agent and tool), from what the
-//! guard kept of that call. When there is no reminder, each returns `null` if
-//! the call repeated its agent's last one, else `undefined` (the plugin looks
-//! for the next repeat only after one); `__observeAgain` returns `false` when
-//! the guard cannot count the call so. All are internal: the public API is
-//! `RepeatToolGuard`.
+//! The plugin's hot path, two internal functions (the public API is
+//! `RepeatToolGuard`):
+//! - `__observeEncoded(buffer, pieces, widePieces)`: `encode.js` writes a call
+//!   into one `ArrayBuffer`, `buffer`: a header of [`HEADER`] `f64`s (the
+//!   guard's handle, the bytes written, the number of pieces of each kind,
+//!   where the result starts), then bytes in the transport's encoding
+//!   (`core/src/transport.rs`): the agent id, the tool name, the arguments as
+//!   JavaScript holds them, and, when the guard reads results, the tool
+//!   result's `{ content, isError }`. Strings long enough that passing them as
+//!   they are beats copying them in JavaScript come in `pieces`
+//!   (`[string, …]`, each code unit at most 0xff, as `encode.js` checks, read
+//!   one byte each) and `widePieces` (read as UTF-16). The core checks every
+//!   byte and canonicalizes the value before it counts the call.
+//! - `__observeAgain(handle)`: counts a call whose arguments the plugin found
+//!   equal to the last call's (same agent and tool), from what the guard kept
+//!   of that call; `false` when the guard cannot count the call so.
+//!
+//! Each returns the reminder; with none, `null` when the call repeated its
+//! agent's last one (the plugin looks for the next repeat only after one),
+//! else `undefined`.
+//!
+//! Both are plain Node-API callbacks that use napi-rs' conversions: a
+//! `#[napi]` function would also set up napi-rs' borrow tracking on every
+//! call, which costs more than the rest of a small call.
+//!
+//! The one rule that keeps the borrowed buffer sound: no JavaScript runs while
+//! its bytes are borrowed. Reading a piece may run JavaScript (a getter that
+//! detaches the buffer, say), so the pieces are read first and the buffer is
+//! looked up after them; the answer, whose conversion may run JavaScript (a
+//! setter on `Object.prototype`), owns everything it holds.
 
-use std::cell::RefCell;
 use std::ptr;
 
-use napi::bindgen_prelude::{JsObjectValue, Object};
+use napi::bindgen_prelude::{
+    ArrayBuffer, CallbackInfo, FromNapiValue, JsObjectValue, Latin1String, Null, Object,
+    ToNapiValue, Unknown, Utf16String,
+};
 use napi::sys::{napi_callback_info, napi_env, napi_value};
-use napi::{Error, Result, Status};
+use napi::{Error, JsError, Result, Status, ValueType};
 use repeat_tool_guard_core::{Arguments, Call, CanonicalError, Pieces};
 
 use crate::header::{
     malformed, out_of_range, whole, HANDLE, HEADER, LENGTH, PIECES, RESULT_START, WIDE_PIECES,
 };
-use crate::js::{answer, Js};
 use crate::prefix::Prefix;
 use crate::registry;
 use crate::reminder::Reminder;
 
-/// The long strings of the last call with pieces, kept to reuse their allocation.
-#[derive(Default)]
-struct PiecesRead {
-    /// The narrow ones' code units, one byte each, back to back, and where each ends.
-    narrow: Vec<u8>,
-    narrow_ends: Vec<usize>,
-    /// The wide ones' code units, back to back, and where each ends.
-    wide: Vec<u16>,
-    wide_ends: Vec<usize>,
-}
+/// Where the bytes start.
+const BYTES: usize = HEADER * size_of::<f64>();
 
-thread_local! {
-    static PIECES_READ: RefCell<PiecesRead> = RefCell::new(PiecesRead::default());
-}
-
-/// Largest buffer kept between calls (8 MB); a larger one is freed after use.
-/// Keeping a big one spares every large call fresh pages.
-const KEEP_BYTES: usize = 1 << 23;
-
-/// Exports the raw functions, `__observeEncoded` and `__observeAgain`, on the module's `exports`.
+/// Exports `__observeEncoded` and `__observeAgain` on the module's `exports`.
 pub fn register(exports: &mut Object) -> Result<()> {
-    exports.create_c_named_method(c"__observeEncoded", observe_encoded)?;
-    exports.create_c_named_method(c"__observeAgain", observe_again)
+    exports.create_c_named_method(c"__observeEncoded", observe_encoded_callback)?;
+    exports.create_c_named_method(c"__observeAgain", observe_again_callback)
 }
 
-pub unsafe extern "C" fn observe_encoded(env: napi_env, info: napi_callback_info) -> napi_value {
-    // SAFETY: `env` is what Node-API called `__observeEncoded` with; `js`, a local, and every
-    // borrow of it end when this returns.
-    let mut js = unsafe { Js::from_callback(env) };
-    let observed = observe(&mut js, info);
-    answer(&js, observed)
+unsafe extern "C" fn observe_encoded_callback(
+    env: napi_env,
+    info: napi_callback_info,
+) -> napi_value {
+    let answer = CallbackInfo::<3>::new(env, info, None, false).and_then(|call| {
+        // SAFETY: each is an argument of this call, in its `env`.
+        let [buffer, narrow, wide] =
+            [0, 1, 2].map(|at| unsafe { Unknown::from_raw_unchecked(env, call.get_arg(at)) });
+        observe_encoded(buffer, narrow, wide)
+    });
+    // SAFETY: `env` is the one Node-API called this function with.
+    unsafe { respond(env, answer) }
+}
+
+unsafe extern "C" fn observe_again_callback(env: napi_env, info: napi_callback_info) -> napi_value {
+    let answer = CallbackInfo::<1>::new(env, info, None, false).and_then(|call| {
+        // SAFETY: the argument of this call, in its `env`.
+        let handle = unsafe { f64::from_napi_value(env, call.get_arg(0)) }?;
+        observe_again(handle)
+    });
+    // SAFETY: `env` is the one Node-API called this function with.
+    unsafe { respond(env, answer) }
+}
+
+/// `answer` as the callback's value, or thrown.
+///
+/// # Safety
+/// `env` must be the env of the Node-API call being answered.
+unsafe fn respond(env: napi_env, answer: Result<Answer>) -> napi_value {
+    // SAFETY: `env` is the call's, as the caller promises.
+    match answer.and_then(|answer| unsafe { Answer::to_napi_value(env, answer) }) {
+        Ok(value) => value,
+        Err(error) => {
+            // SAFETY: as above.
+            unsafe { JsError::from(error).throw_into(env) };
+            ptr::null_mut()
+        }
+    }
+}
+
+fn observe_encoded(buffer: Unknown, narrow: Unknown, wide: Unknown) -> Result<Answer> {
+    let counts = {
+        let bytes = array_buffer(&buffer)?;
+        let header = header_of(&bytes)?;
+        let counts = [PIECES, WIDE_PIECES].map(|slot| header[slot]);
+        if counts == [0.0, 0.0] {
+            return observe_call(&bytes, header, Pieces::NONE);
+        }
+        // The bytes are not borrowed past here.
+        counts
+    };
+    let narrow: Vec<Latin1String> = read_pieces(narrow, whole(counts[0], "piece count")?)?;
+    let wide: Vec<Utf16String> = read_pieces(wide, whole(counts[1], "wide piece count")?)?;
+    // Reading the pieces may have run JavaScript: the buffer is looked up again, and its header
+    // read again.
+    let bytes = array_buffer(&buffer)?;
+    let header = header_of(&bytes)?;
+    let narrow: Vec<&[u8]> = narrow.iter().map(|piece| &**piece).collect();
+    let wide: Vec<&[u16]> = wide.iter().map(|piece| &**piece).collect();
+    let pieces = Pieces {
+        narrow: &narrow,
+        wide: &wide,
+    };
+    observe_call(&bytes, header, pieces)
+}
+
+/// `buffer`'s bytes.
+fn array_buffer<'a>(buffer: &Unknown<'a>) -> Result<ArrayBuffer<'a>> {
+    // SAFETY: Node-API's napi_get_arraybuffer_info, which the conversion calls, checks that the
+    // value is an ArrayBuffer.
+    unsafe { buffer.cast::<ArrayBuffer>() }.map_err(|_| {
+        let expected = match buffer.get_type() {
+            Ok(ValueType::Undefined) => {
+                "__observeEncoded takes 3 arguments: buffer, pieces, widePieces"
+            }
+            _ => "expected an ArrayBuffer",
+        };
+        Error::new(Status::InvalidArg, format!("repeat-tool-guard: {expected}"))
+    })
 }
 
 /// A copy of the header at the start of `buffer`.
@@ -75,139 +142,39 @@ fn header_of(buffer: &[u8]) -> Result<[f64; HEADER]> {
         .first_chunk::<BYTES>()
         .ok_or_else(|| out_of_range("header"))?
         .as_chunks::<8>();
-    let mut header = [0.0; HEADER];
-    for (slot, word) in header.iter_mut().zip(words) {
-        // `encode.js` writes them through a `Float64Array`: in the machine's byte order.
-        *slot = f64::from_ne_bytes(*word);
-    }
-    Ok(header)
+    // `encode.js` writes them through a `Float64Array`: in the machine's byte order.
+    Ok(std::array::from_fn(|slot| {
+        words
+            .get(slot)
+            .map_or(0.0, |word| f64::from_ne_bytes(*word))
+    }))
 }
 
-/// Reads the strings of `list` (`[string, …]`, `count` of them, as the
-/// header says) with `append`, each one's end into `ends`.
-fn read_list<'env, T>(
-    js: &mut Js<'env>,
-    list: napi_value,
-    count: usize,
-    (units, ends): (&mut Vec<T>, &mut Vec<usize>),
-    append: impl Fn(&Js<'env>, napi_value, &mut Vec<T>) -> Result<()>,
-) -> Result<()> {
-    units.clear();
-    ends.clear();
+/// The `count` strings of `list` (`[string, …]`), as the header says; none are read when it says none.
+fn read_pieces<T: FromNapiValue>(list: Unknown, count: usize) -> Result<Vec<T>> {
     if count == 0 {
-        return Ok(());
+        return Ok(Vec::new());
     }
-    let length = js.array_length(list).map_err(|_| {
-        Error::new(
+    // SAFETY: the conversion checks that the value is an array (napi_get_array_length fails on
+    // anything else) and that each element is a string.
+    let pieces: Vec<T> = unsafe { list.cast::<Vec<T>>() }.map_err(|error| match error.status {
+        Status::ArrayExpected | Status::ObjectExpected => Error::new(
             Status::InvalidArg,
             "repeat-tool-guard: expected the pieces, arrays of strings".to_owned(),
-        )
+        ),
+        _ => error,
     })?;
-    if length as usize != count {
-        return Err(miscounted());
+    if pieces.len() != count {
+        return Err(Error::new(
+            Status::InvalidArg,
+            "repeat-tool-guard: the pieces are not as many as the header says".to_owned(),
+        ));
     }
-    for index in 0..length {
-        let string = js.element(list, index)?;
-        append(js, string, units)?;
-        ends.push(units.len());
-    }
-    Ok(())
+    Ok(pieces)
 }
 
-impl PiecesRead {
-    /// Reads the long strings of `narrow` and `wide` (`[string, …]` each),
-    /// before the buffer is borrowed: reading an element may run JavaScript
-    /// (a getter), which could detach the buffer.
-    fn read(
-        &mut self,
-        js: &mut Js,
-        (narrow, wide): (napi_value, napi_value),
-        counts: [usize; 2],
-    ) -> Result<()> {
-        let [narrow_count, wide_count] = counts;
-        read_list(
-            js,
-            narrow,
-            narrow_count,
-            (&mut self.narrow, &mut self.narrow_ends),
-            Js::latin1_append,
-        )?;
-        read_list(
-            js,
-            wide,
-            wide_count,
-            (&mut self.wide, &mut self.wide_ends),
-            Js::utf16_append,
-        )
-    }
-
-    /// Frees buffers a large call grew.
-    fn trim(&mut self) {
-        if self.narrow.capacity() > KEEP_BYTES {
-            self.narrow = Vec::new();
-        }
-        if self.wide.capacity() > KEEP_BYTES / 2 {
-            self.wide = Vec::new();
-        }
-    }
-}
-
-/// Each string of `units`, back to back, ending where `ends` say.
-fn strings<'a, T>(units: &'a [T], ends: &[usize]) -> Vec<&'a [T]> {
-    let mut start = 0;
-    ends.iter()
-        .map(|&end| {
-            let string = units.get(start..end).unwrap_or_default();
-            start = end;
-            string
-        })
-        .collect()
-}
-
-/// Where the bytes start.
-const BYTES: usize = HEADER * size_of::<f64>();
-
-fn observe(js: &mut Js, info: napi_callback_info) -> Result<napi_value> {
-    let [handed, narrow, wide] = js.args::<3>(info, "__observeEncoded takes 3 arguments")?;
-    let buffer = js.array_buffer(handed)?;
-    let header = header_of(buffer)?;
-    let counts = [
-        whole(header[PIECES], "piece count")?,
-        whole(header[WIDE_PIECES], "wide piece count")?,
-    ];
-    if counts == [0, 0] {
-        let outcome = observe_call(js, buffer, header, Pieces::NONE)?;
-        return outcome.answer(js);
-    }
-    let outcome = PIECES_READ.with(|read| {
-        let mut read = read.try_borrow_mut().map_err(|_| busy())?;
-        read.read(js, (narrow, wide), counts)?;
-        // Reading them may have run JavaScript: find the buffer again.
-        let buffer = js.array_buffer(handed)?;
-        let header = header_of(buffer)?;
-        let narrow = strings(&read.narrow, &read.narrow_ends);
-        let wide = strings(&read.wide, &read.wide_ends);
-        let pieces = Pieces {
-            narrow: &narrow,
-            wide: &wide,
-        };
-        let outcome = observe_call(js, buffer, header, pieces);
-        read.trim();
-        outcome
-    })?;
-    outcome.answer(js)
-}
-
-/// Observes the call in `buffer` (`header` read from it) with its `pieces`
-/// read already. `buffer` borrows `js`, so no JavaScript can run until this
-/// returns; the outcome owns what it holds, and is made a JavaScript value
-/// ([`Outcome::answer`], which may run JavaScript) once the borrow has ended.
-fn observe_call(
-    js: &Js,
-    buffer: &[u8],
-    header: [f64; HEADER],
-    pieces: Pieces<'_>,
-) -> Result<Outcome> {
+/// Observes the call in `buffer` (`header` read from it) with its `pieces`.
+fn observe_call(buffer: &[u8], header: [f64; HEADER], pieces: Pieces<'_>) -> Result<Answer> {
     let [handle, length, narrow, wide, result_at] =
         [HANDLE, LENGTH, PIECES, WIDE_PIECES, RESULT_START].map(|slot| header[slot]);
     let length = whole(length, "length")?;
@@ -221,20 +188,18 @@ fn observe_call(
     ];
     // Read again: JavaScript run while the pieces were read may have changed the header.
     if counts != [pieces.narrow.len(), pieces.wide.len()] {
-        return Err(miscounted());
+        return Err(Error::new(
+            Status::InvalidArg,
+            "repeat-tool-guard: the pieces are not as many as the header says".to_owned(),
+        ));
     }
     let result_at = whole(result_at, "result start")?;
-    let outcome = registry::with_prefix(handle, |guard, prefix| {
-        match call_in(bytes, prefix, result_at, guard.takes_results(), pieces) {
-            Ok(call) => {
-                let observed = guard.observe(call);
-                Outcome::of(observed, guard.repeated())
-            }
-            Err(error) => Outcome::Refused(Box::new(error)),
-        }
-    });
-    // Thrown once the guard is no longer borrowed.
-    outcome.map_err(|e| js.throw(&e.to_string()))
+    registry::with_prefix(handle, |guard, prefix| {
+        let call = call_in(bytes, prefix, result_at, guard.takes_results(), pieces)?;
+        let observed = guard.observe(call);
+        Answer::of(observed, guard.repeated())
+    })
+    .map_err(failed)?
 }
 
 /// The call `bytes` hold: the agent id and tool name (`prefix` reads them),
@@ -243,13 +208,13 @@ fn call_in<'a>(
     bytes: &'a [u8],
     prefix: &'a mut Prefix,
     result_at: usize,
-    same_result_only: bool,
+    takes_results: bool,
     pieces: Pieces<'a>,
 ) -> Result<Call<'a>> {
     let (agent, tool, arguments_at) = prefix.read(bytes)?;
     let (arguments, result) = match result_at {
         0 => (bytes.get(arguments_at..), None),
-        _ if !same_result_only => return Err(malformed("call: a result without sameResultOnly")),
+        _ if !takes_results => return Err(malformed("call: a result without sameResultOnly")),
         _ if result_at < arguments_at => return Err(out_of_range("result start")),
         _ => (bytes.get(arguments_at..result_at), bytes.get(result_at..)),
     };
@@ -261,81 +226,55 @@ fn call_in<'a>(
         .known_tracked())
 }
 
-/// A counted call's outcome as it leaves the guard's borrow: small, so that
-/// the common one, no reminder, is not a large value moved through each layer
-/// of results on the way out. A reminder (rare) is boxed.
-enum Outcome {
-    /// No reminder; whether the call repeated its agent's last one.
-    Quiet {
-        repeated: bool,
-    },
-    Reminder(Box<repeat_tool_guard_core::Reminder>),
-    /// The guard could not count the call.
-    Failed(CanonicalError),
-    /// The call's bytes were refused before it reached the guard.
-    Refused(Box<Error>),
+fn observe_again(handle: f64) -> Result<Answer> {
+    registry::with(handle, |guard| match guard.observe_again() {
+        Some(observed) => Answer::of(observed, guard.repeated()),
+        None => Ok(Answer::Unable),
+    })
+    .map_err(failed)?
 }
 
-impl Outcome {
+/// What a call gives JavaScript.
+pub enum Answer {
+    /// No reminder, and the call repeated its agent's last one: `null`.
+    Repeated,
+    /// No reminder: `undefined`.
+    Quiet,
+    Reminder(Reminder),
+    /// `__observeAgain` could not count the call: `false`.
+    Unable,
+}
+
+impl Answer {
     fn of(
         observed: std::result::Result<Option<repeat_tool_guard_core::Reminder>, CanonicalError>,
         repeated: bool,
-    ) -> Self {
-        match observed {
-            Ok(None) => Outcome::Quiet { repeated },
-            Ok(Some(reminder)) => Outcome::Reminder(Box::new(reminder)),
-            Err(error) => Outcome::Failed(error),
+    ) -> Result<Self> {
+        Ok(match observed.map_err(failed)? {
+            None if repeated => Answer::Repeated,
+            None => Answer::Quiet,
+            Some(reminder) => Answer::Reminder(reminder.into()),
+        })
+    }
+}
+
+impl ToNapiValue for Answer {
+    unsafe fn to_napi_value(env: napi_env, answer: Self) -> Result<napi_value> {
+        // SAFETY: `env` is the one napi-rs called this function with.
+        unsafe {
+            match answer {
+                Answer::Repeated => Null::to_napi_value(env, Null),
+                // No value is `undefined` to Node-API: cheaper than asking for it.
+                Answer::Quiet => Ok(ptr::null_mut()),
+                Answer::Reminder(reminder) => Reminder::to_napi_value(env, reminder),
+                Answer::Unable => bool::to_napi_value(env, false),
+            }
         }
     }
-
-    /// What the call gives JavaScript: its reminder; or with none, `null` when
-    /// it repeated its agent's last call, else `undefined`.
-    fn answer(self, js: &mut Js) -> Result<napi_value> {
-        match self {
-            Outcome::Quiet { repeated: true } => js.null(),
-            // `undefined` in JavaScript (a null result), cheaper than asking for it.
-            Outcome::Quiet { repeated: false } => Ok(ptr::null_mut()),
-            Outcome::Reminder(reminder) => js.make(Reminder::from(*reminder)),
-            Outcome::Failed(error) => Err(js.throw(&error.to_string())),
-            Outcome::Refused(error) => Err(*error),
-        }
-    }
 }
 
-/// `__observeAgain(handle)`: counts, for the guard with `handle`, a call whose
-/// agent, tool and arguments are those of the last call it counted
-/// (`Guard::observe_again`); `false` when the guard cannot.
-pub unsafe extern "C" fn observe_again(env: napi_env, info: napi_callback_info) -> napi_value {
-    // SAFETY: `env` is what Node-API called `__observeAgain` with; `js`, a local, ends when this
-    // returns.
-    let mut js = unsafe { Js::from_callback(env) };
-    let observed = again(&mut js, info);
-    answer(&js, observed)
-}
-
-fn again(js: &mut Js, info: napi_callback_info) -> Result<napi_value> {
-    let [handle] = js.args::<1>(info, "__observeAgain takes the guard's handle")?;
-    let handle = js.number(handle)?;
-    let outcome = registry::with(handle, |guard| {
-        let observed = guard.observe_again()?;
-        Some(Outcome::of(observed, guard.repeated()))
-    })
-    .map_err(|e| js.throw(&e.to_string()))?;
-    match outcome {
-        Some(outcome) => outcome.answer(js),
-        None => js.boolean_value(false),
-    }
-}
-
+/// The guard's error (a disposed guard, a call it cannot canonicalize) as JavaScript's `Error`.
 #[cold]
-fn miscounted() -> Error {
-    Error::new(
-        Status::InvalidArg,
-        "repeat-tool-guard: the pieces are not as many as the header says".to_owned(),
-    )
-}
-
-#[cold]
-fn busy() -> Error {
-    Error::new(Status::GenericFailure, "repeat-tool-guard: busy".to_owned())
+fn failed(error: impl std::fmt::Display) -> Error {
+    Error::new(Status::GenericFailure, error.to_string())
 }

@@ -152,12 +152,8 @@ fn write_text(form: &[u8], sink: &mut impl Sink) {
             TRUE => text(sink, "true", at + 1),
             NUMBER => {
                 let bits = form.get(at + 1..).and_then(|rest| rest.first_chunk::<8>());
-                let mut out = String::new();
-                write_js_number(
-                    f64::from_le_bytes(bits.copied().unwrap_or_default()),
-                    &mut out,
-                );
-                text(sink, &out, at + 9)
+                write_js_number(f64::from_le_bytes(bits.copied().unwrap_or_default()), sink);
+                at + 9
             }
             tag @ (ARRAY | OBJECT) => {
                 open.push(tag == OBJECT);
@@ -185,43 +181,73 @@ fn text(sink: &mut impl Sink, chunk: &str, next: usize) -> usize {
 /// string cut first: one code unit past its room (so no surrogate pair is
 /// split where it is kept), escapes included.
 fn write_str(string: FormStr<'_>, sink: &mut impl Sink) {
-    let mut units = Vec::new();
-    string
-        .cut(sink.room().saturating_add(1))
-        .to_units(&mut units);
-    write_string_literal(&units, sink);
-}
-
-/// Writes a JavaScript string as `JSON.stringify` does (lone surrogates as `\udxxx`).
-pub fn write_string_literal(units: &[u16], sink: &mut impl Sink) {
-    const FLUSH_AT: usize = 8192;
-    let mut out = String::with_capacity(units.len().min(FLUSH_AT) + 8);
-    out.push('"');
-    for decoded in char::decode_utf16(units.iter().copied()) {
-        match decoded {
-            Ok('"') => out.push_str("\\\""),
-            Ok('\\') => out.push_str("\\\\"),
-            Ok('\u{08}') => out.push_str("\\b"),
-            Ok('\u{0c}') => out.push_str("\\f"),
-            Ok('\n') => out.push_str("\\n"),
-            Ok('\r') => out.push_str("\\r"),
-            Ok('\t') => out.push_str("\\t"),
-            Ok(c) if (c as u32) < 0x20 => push_unicode_escape(c as u16, &mut out),
-            Ok(c) => out.push(c),
-            Err(lone) => push_unicode_escape(lone.unpaired_surrogate(), &mut out),
-        }
-        if out.len() >= FLUSH_AT {
-            sink.write(&out);
-            out.clear();
+    let string = string.cut(sink.room().saturating_add(1));
+    let Some(bytes) = string.narrow() else {
+        return write_literal(string.units(), sink);
+    };
+    // Most strings are printable ASCII without a quote or a backslash: written as they are, in
+    // runs, with the other characters escaped or encoded one at a time between them.
+    sink.write("\"");
+    let mut rest = bytes;
+    while !rest.is_empty() {
+        let plain = rest
+            .iter()
+            .position(|&byte| !(0x20..0x80).contains(&byte) || byte == b'"' || byte == b'\\')
+            .unwrap_or(rest.len());
+        let (run, tail) = rest.split_at(plain);
+        sink.write(std::str::from_utf8(run).unwrap_or_default());
+        if let Some((&byte, tail)) = tail.split_first() {
+            write_char(char::from(byte), sink);
+            rest = tail;
+        } else {
+            rest = tail;
         }
     }
-    out.push('"');
-    sink.write(&out);
+    sink.write("\"");
 }
 
-fn push_unicode_escape(unit: u16, out: &mut String) {
-    use std::fmt::Write;
-    let _ = write!(out, "\\u{unit:04x}");
+/// Writes `units` as a JSON string literal, as `JSON.stringify` escapes it (a lone surrogate as
+/// `\uXXXX`).
+pub fn write_string_literal(units: &[u16], sink: &mut impl Sink) {
+    write_literal(units.iter().copied(), sink);
+}
+
+fn write_literal(units: impl Iterator<Item = u16>, sink: &mut impl Sink) {
+    sink.write("\"");
+    for decoded in char::decode_utf16(units) {
+        match decoded {
+            Ok(c) => write_char(c, sink),
+            Err(lone) => write_escape(lone.unpaired_surrogate(), sink),
+        }
+    }
+    sink.write("\"");
+}
+
+/// Writes one character of a string literal, escaped as `JSON.stringify` escapes it.
+fn write_char(c: char, sink: &mut impl Sink) {
+    match c {
+        '"' => sink.write("\\\""),
+        '\\' => sink.write("\\\\"),
+        '\u{08}' => sink.write("\\b"),
+        '\u{0c}' => sink.write("\\f"),
+        '\n' => sink.write("\\n"),
+        '\r' => sink.write("\\r"),
+        '\t' => sink.write("\\t"),
+        c if (c as u32) < 0x20 => write_escape(c as u16, sink),
+        c => sink.write(c.encode_utf8(&mut [0; 4])),
+    }
+}
+
+/// Writes `\uXXXX` for `unit`.
+fn write_escape(unit: u16, sink: &mut impl Sink) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let digit = |shift: u16| {
+        HEX.get(usize::from((unit >> shift) & 0xf))
+            .copied()
+            .unwrap_or(b'0')
+    };
+    let escape = [b'\\', b'u', digit(12), digit(8), digit(4), digit(0)];
+    sink.write(std::str::from_utf8(&escape).unwrap_or_default());
 }
 
 #[cfg(test)]

@@ -102,6 +102,11 @@ impl FormStr<'_> {
 
     /// The code units into `out`, replacing what it held; lone surrogates stay as they are.
     /// The string cut to its first `units` code units, where it is longer.
+    /// Its code units as bytes, when they are one byte each.
+    pub(crate) fn narrow(&self) -> Option<&[u8]> {
+        (!self.wide).then_some(self.bytes)
+    }
+
     pub(crate) fn cut(self, units: usize) -> Self {
         let end = if self.wide {
             units.saturating_mul(2)

@@ -4,11 +4,13 @@
 //! JavaScript does (`1e+21`, `5e-324`, `-0` → `0`, the even digits on a tie):
 //! `ryu-js` prints them so.
 
-/// Appends `String(value)` as JavaScript computes it.
-pub fn write_js_number(value: f64, out: &mut String) {
+use crate::canonical::Sink;
+
+/// Writes `String(value)` as JavaScript computes it.
+pub fn write_js_number(value: f64, out: &mut impl Sink) {
     // `-0` prints as `0`; ryu-js keeps the sign.
     let value = if value == 0.0 { 0.0 } else { value };
-    out.push_str(ryu_js::Buffer::new().format(value));
+    out.write(ryu_js::Buffer::new().format(value));
 }
 
 /// `String(value)` as JavaScript computes it.

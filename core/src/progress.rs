@@ -155,10 +155,7 @@ fn holds(text: &[u8], part: &[u8]) -> bool {
 /// start of a word, in any case: each word start is tried once, by its first byte before the
 /// words are compared.
 fn says_failure(text: &[u8]) -> bool {
-    let text = text
-        .get(..FAILURE_PREFIX)
-        .unwrap_or(text)
-        .to_ascii_lowercase();
+    let text = text.get(..FAILURE_PREFIX).unwrap_or(text);
     let mut word_start = true;
     for (at, &byte) in text.iter().enumerate() {
         let starts = word_start;
@@ -168,10 +165,13 @@ fn says_failure(text: &[u8]) -> bool {
             continue;
         }
         let rest = text.get(at..).unwrap_or_default();
-        if FAILURE_WORDS
-            .iter()
-            .any(|word| word.as_bytes().first() == Some(&byte) && rest.starts_with(word.as_bytes()))
-        {
+        let first = byte.to_ascii_lowercase();
+        if FAILURE_WORDS.iter().any(|word| {
+            word.as_bytes().first() == Some(&first)
+                && rest
+                    .get(..word.len())
+                    .is_some_and(|head| head.eq_ignore_ascii_case(word.as_bytes()))
+        }) {
             return true;
         }
     }

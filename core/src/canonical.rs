@@ -196,12 +196,11 @@ fn write_str(string: FormStr<'_>, sink: &mut impl Sink) {
             .unwrap_or(rest.len());
         let (run, tail) = rest.split_at(plain);
         sink.write(std::str::from_utf8(run).unwrap_or_default());
-        if let Some((&byte, tail)) = tail.split_first() {
-            write_char(char::from(byte), sink);
-            rest = tail;
-        } else {
-            rest = tail;
-        }
+        let Some((&byte, tail)) = tail.split_first() else {
+            break;
+        };
+        write_char(char::from(byte), sink);
+        rest = tail;
     }
     sink.write("\"");
 }

@@ -32,7 +32,7 @@ impl Sink for String {
 impl Arguments<'_> {
     /// Writes the canonical form to `sink`.
     pub fn write_canonical(&self, sink: &mut impl Sink) -> Result<(), CanonicalError> {
-        write_canonical_in(*self, sink, &mut Scratch::default())
+        write_canonical_in(*self, sink, &[], &mut Scratch::default())
     }
 
     /// Writes the canonical form without the members `ignored` names to
@@ -43,7 +43,7 @@ impl Arguments<'_> {
         ignored: &[KeyPath],
         scratch: &mut Scratch,
     ) -> Result<Vec<Vec<u16>>, CanonicalError> {
-        text_of(*self, sink, ignored, scratch)?;
+        write_canonical_in(*self, sink, ignored, scratch)?;
         Ok(ignored
             .iter()
             .zip(&scratch.walk.removed)
@@ -65,7 +65,7 @@ pub(crate) fn canonical_head(
         cap,
         units: Vec::with_capacity(cap),
     };
-    text_of(arguments, &mut head, ignored, scratch)?;
+    write_canonical_in(arguments, &mut head, ignored, scratch)?;
     Ok(head.units)
 }
 
@@ -85,15 +85,6 @@ impl Sink for Head {
     }
 }
 
-/// Writes the canonical form of `arguments` to `sink`, reusing `scratch`.
-pub(crate) fn write_canonical_in(
-    arguments: Arguments<'_>,
-    sink: &mut impl Sink,
-    scratch: &mut Scratch,
-) -> Result<(), CanonicalError> {
-    text_of(arguments, sink, &[], scratch)
-}
-
 /// Canonical text of `text` as a `String` (used by `canonicalize` and tests).
 pub fn canonicalize_json(text: &str) -> Result<String, CanonicalError> {
     let mut out = String::with_capacity(text.len());
@@ -103,7 +94,7 @@ pub fn canonicalize_json(text: &str) -> Result<String, CanonicalError> {
 
 /// Writes the key form of `arguments` without the members `ignored` names into
 /// `scratch`, then reads the canonical text off it into `sink`.
-fn text_of(
+pub(crate) fn write_canonical_in(
     arguments: Arguments<'_>,
     sink: &mut impl Sink,
     ignored: &[KeyPath],

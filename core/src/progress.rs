@@ -96,7 +96,7 @@ pub(crate) fn result_digest(
         });
     };
     let mut text = String::new();
-    write_canonical_in(result, &mut text, scratch)?;
+    write_canonical_in(result, &mut text, &[], scratch)?;
     let text = text.as_bytes();
     Ok(ResultDigest {
         digest: normalized_digest(text),

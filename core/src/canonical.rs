@@ -69,6 +69,18 @@ pub(crate) fn canonical_head(
     Ok(head.units)
 }
 
+/// [`canonical_head`] read off a call's key form, `form` (the tool name first), as
+/// `key::digest_form` wrote it; `None` when there is none.
+pub(crate) fn key_form_head(form: &[u8], cap: usize) -> Option<Vec<u16>> {
+    let (_, arguments) = read_string(form, 1).ok()?;
+    let mut head = Head {
+        cap,
+        units: Vec::with_capacity(cap),
+    };
+    write_text(form.get(arguments..)?, &mut head);
+    Some(head.units)
+}
+
 /// Keeps the first `cap` code units written.
 struct Head {
     cap: usize,

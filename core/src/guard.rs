@@ -1,6 +1,7 @@
 //! [`Guard`]: ties the modules together the way the plugin uses them, and
 //! [`tier_at`], the run-length tier for a run.
 
+use crate::canonical::key_form_head;
 use crate::chains::{Advanced, Chains, Step};
 use crate::config::GuardConfig;
 use crate::error::CanonicalError;
@@ -243,9 +244,17 @@ impl Guard {
                     }
                     form => {
                         let key = form.map(|form| CallKey::from(&form));
+                        // `similar`'s head, read off the key form just written, unless the call
+                        // is its agent's last again.
+                        let head = match (&key, &self.config.similar) {
+                            (Ok(key), Some(_)) if !self.chains.repeats(agent, key) => {
+                                key_form_head(&self.scratch.form, similar::SAMPLE_UNITS)
+                            }
+                            _ => None,
+                        };
                         self.scratch.trim();
-                        let reminder =
-                            self.observe_extended(agent, tool, arguments, key?, result, ignored)?;
+                        let call = (arguments, key?, head);
+                        let reminder = self.observe_extended(agent, tool, call, result, ignored)?;
                         if let Some(reminder) = &reminder {
                             self.stats.reminded(reminder.tier);
                         }
@@ -318,8 +327,7 @@ impl Guard {
         &mut self,
         agent: &[u16],
         tool: &[u16],
-        arguments: Arguments<'_>,
-        key: CallKey,
+        (arguments, key, head): (Arguments<'_>, CallKey, Option<Vec<u16>>),
         result: Option<Arguments<'_>>,
         ignored: &[KeyPath],
     ) -> Result<Option<Reminder>, CanonicalError> {
@@ -342,7 +350,11 @@ impl Guard {
         let similar = match &self.config.similar {
             Some(config) if self.chains.repeats(agent, &key) => Some((config, None)),
             Some(config) => {
-                let sample = similar::sample(arguments, ignored, &mut self.scratch);
+                let sample = match head {
+                    Some(head) => Ok(similar::bigrams(&head)),
+                    // A key the memo kept: the head is written from the arguments.
+                    None => similar::sample(arguments, ignored, &mut self.scratch),
+                };
                 self.scratch.trim();
                 Some((config, Some(sample?)))
             }

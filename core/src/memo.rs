@@ -276,6 +276,8 @@ pub(crate) fn key_form<'s>(
     };
     if let Some((bytes, pieces)) = remembered {
         if memo.holds(tool, bytes, pieces) {
+            // No form is written for this call: none is left to be read as its own.
+            scratch.form.clear();
             return Ok(memo.key.form());
         }
     }

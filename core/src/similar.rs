@@ -40,7 +40,16 @@ pub(crate) fn sample(
     ignored: &[KeyPath],
     scratch: &mut Scratch,
 ) -> Result<Vec<u32>, CanonicalError> {
-    let head = canonical_head(arguments, SAMPLE_UNITS, ignored, scratch)?;
+    Ok(bigrams(&canonical_head(
+        arguments,
+        SAMPLE_UNITS,
+        ignored,
+        scratch,
+    )?))
+}
+
+/// The sorted bigrams of a sample's head.
+pub(crate) fn bigrams(head: &[u16]) -> Vec<u32> {
     let mut bigrams: Vec<u32> = head
         .windows(2)
         .map(|pair| match *pair {
@@ -49,7 +58,7 @@ pub(crate) fn sample(
         })
         .collect();
     bigrams.sort_unstable();
-    Ok(bigrams)
+    bigrams
 }
 
 /// The Dice coefficient of two sorted bigram multisets (0 when both are empty).
@@ -152,6 +161,34 @@ mod tests {
         )
         .unwrap();
         assert_eq!(without, bigrams(r#"{"q":1}"#));
+    }
+
+    #[test]
+    fn the_head_read_off_a_key_form_is_the_canonical_head() {
+        use crate::canonical::key_form_head;
+        use crate::key::digest_form;
+        let path = KeyPath::parse(&"t".encode_utf16().collect::<Vec<_>>()).unwrap();
+        let long = format!(
+            r#"{{"b":"{}","a":[1,-0,"\u00e9\n"],"t":9}}"#,
+            "x".repeat(600)
+        );
+        let text: Vec<u16> = "raw \u{1F600} text".encode_utf16().collect();
+        let calls = [
+            Arguments::Json(r#"{"q":"a\"b","t":1}"#),
+            Arguments::Json(&long),
+            Arguments::Text(&text),
+        ];
+        for arguments in calls {
+            for ignored in [&[][..], &[path.clone()][..]] {
+                let mut scratch = Scratch::default();
+                digest_form(&[0x74], arguments, &mut scratch, ignored).unwrap();
+                let read = key_form_head(&scratch.form, SAMPLE_UNITS).unwrap();
+                let written =
+                    canonical_head(arguments, SAMPLE_UNITS, ignored, &mut Scratch::default())
+                        .unwrap();
+                assert_eq!(read, written);
+            }
+        }
     }
 
     #[test]

@@ -134,6 +134,14 @@ export declare class RepeatToolGuard {
   get agentCount(): number
 }
 
+/**
+ * The canonical text of `args`: what `JSON.stringify` writes for it (`toJSON`
+ * applied, boxed primitives unwrapped), with every object's keys sorted,
+ * integer-like keys first, as V8 orders them. A string is its JSON literal.
+ * For parsed JSON this is the reference's sort-then-stringify text; for other
+ * values see docs/CANONICAL.md. No JSON form at the top (`undefined`, a
+ * function, a symbol), a `BigInt` or a cycle: a `TypeError`.
+ */
 export declare function canonicalize(args: unknown): string
 
 /** A reminder due for the call just observed. */

@@ -215,18 +215,18 @@ impl RepeatToolGuard {
     }
 }
 
-/// The canonical text of `args`: what `JSON.stringify` writes for it (`toJSON`
-/// applied, boxed primitives unwrapped), with every object's keys sorted,
-/// integer-like keys first, as V8 orders them. A string is its JSON literal.
-/// For parsed JSON this is the reference's sort-then-stringify text; for other
-/// values see docs/CANONICAL.md. No JSON form at the top (`undefined`, a
-/// function, a symbol), a `BigInt` or a cycle: a `TypeError`.
 /// Exports the plugin's hot path (`fast`).
 #[napi(module_exports)]
 pub fn register_hot_path(mut exports: Object) -> Result<()> {
     fast::register(&mut exports)
 }
 
+/// The canonical text of `args`: what `JSON.stringify` writes for it (`toJSON`
+/// applied, boxed primitives unwrapped), with every object's keys sorted,
+/// integer-like keys first, as V8 orders them. A string is its JSON literal.
+/// For parsed JSON this is the reference's sort-then-stringify text; for other
+/// values see docs/CANONICAL.md. No JSON form at the top (`undefined`, a
+/// function, a symbol), a `BigInt` or a cycle: a `TypeError`.
 #[napi(ts_args_type = "args: unknown")]
 pub fn canonicalize(env: Env, args: String) -> Result<String> {
     // `lib/guard.js` hands the native function the JSON text of `args`.

@@ -100,13 +100,12 @@ impl FormStr<'_> {
         })
     }
 
-    /// The code units into `out`, replacing what it held; lone surrogates stay as they are.
-    /// The string cut to its first `units` code units, where it is longer.
     /// Its code units as bytes, when they are one byte each.
     pub(crate) fn narrow(&self) -> Option<&[u8]> {
         (!self.wide).then_some(self.bytes)
     }
 
+    /// The string cut to its first `units` code units, where it is longer.
     pub(crate) fn cut(self, units: usize) -> Self {
         let end = if self.wide {
             units.saturating_mul(2)
@@ -119,6 +118,7 @@ impl FormStr<'_> {
         }
     }
 
+    /// The code units into `out`, replacing what it held; lone surrogates stay as they are.
     pub fn to_units(&self, out: &mut Vec<u16>) {
         out.clear();
         if self.wide {

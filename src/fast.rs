@@ -150,27 +150,21 @@ fn header_of(buffer: &[u8]) -> Result<[f64; HEADER]> {
     }))
 }
 
-/// The `count` strings of `list` (`[string, …]`), as the header says; none are read when it says none.
+/// The strings of `list` (`[string, …]`); none are read when the header says there are none.
+/// How many there are is checked against the header once the buffer is read again.
 fn read_pieces<T: FromNapiValue>(list: Unknown, count: usize) -> Result<Vec<T>> {
     if count == 0 {
         return Ok(Vec::new());
     }
     // SAFETY: the conversion checks that the value is an array (napi_get_array_length fails on
     // anything else) and that each element is a string.
-    let pieces: Vec<T> = unsafe { list.cast::<Vec<T>>() }.map_err(|error| match error.status {
+    unsafe { list.cast::<Vec<T>>() }.map_err(|error| match error.status {
         Status::ArrayExpected | Status::ObjectExpected => Error::new(
             Status::InvalidArg,
             "repeat-tool-guard: expected the pieces, arrays of strings".to_owned(),
         ),
         _ => error,
-    })?;
-    if pieces.len() != count {
-        return Err(Error::new(
-            Status::InvalidArg,
-            "repeat-tool-guard: the pieces are not as many as the header says".to_owned(),
-        ));
-    }
-    Ok(pieces)
+    })
 }
 
 /// Observes the call in `buffer` (`header` read from it) with its `pieces`.

@@ -9,7 +9,7 @@ use crate::error::CanonicalError;
 use crate::form::tag::{ARRAY, END, FALSE, NULL, NUMBER, OBJECT, TRUE};
 use crate::form::{read_string, FormStr};
 use crate::ignore::KeyPath;
-use crate::number::write_js_number;
+use crate::number::js_number;
 use crate::read::{write_form, Scratch};
 use crate::value::Arguments;
 
@@ -61,10 +61,7 @@ pub(crate) fn canonical_head(
     ignored: &[KeyPath],
     scratch: &mut Scratch,
 ) -> Result<Vec<u16>, CanonicalError> {
-    let mut head = Head {
-        cap,
-        units: Vec::with_capacity(cap),
-    };
+    let mut head = Head::new(cap);
     write_canonical_in(arguments, &mut head, ignored, scratch)?;
     Ok(head.units)
 }
@@ -73,10 +70,7 @@ pub(crate) fn canonical_head(
 /// `key::digest_form` wrote it; `None` when there is none.
 pub(crate) fn key_form_head(form: &[u8], cap: usize) -> Option<Vec<u16>> {
     let (_, arguments) = read_string(form, 1).ok()?;
-    let mut head = Head {
-        cap,
-        units: Vec::with_capacity(cap),
-    };
+    let mut head = Head::new(cap);
     write_text(form.get(arguments..)?, &mut head);
     Some(head.units)
 }
@@ -85,6 +79,15 @@ pub(crate) fn key_form_head(form: &[u8], cap: usize) -> Option<Vec<u16>> {
 struct Head {
     cap: usize,
     units: Vec<u16>,
+}
+
+impl Head {
+    fn new(cap: usize) -> Self {
+        Self {
+            cap,
+            units: Vec::with_capacity(cap),
+        }
+    }
 }
 
 impl Sink for Head {
@@ -155,8 +158,8 @@ fn write_text(form: &[u8], sink: &mut impl Sink) {
             TRUE => text(sink, "true", at + 1),
             NUMBER => {
                 let bits = form.get(at + 1..).and_then(|rest| rest.first_chunk::<8>());
-                write_js_number(f64::from_le_bytes(bits.copied().unwrap_or_default()), sink);
-                at + 9
+                let value = f64::from_le_bytes(bits.copied().unwrap_or_default());
+                text(sink, js_number(value, &mut ryu_js::Buffer::new()), at + 9)
             }
             tag @ (ARRAY | OBJECT) => {
                 open.push(tag == OBJECT);

@@ -4,13 +4,15 @@
 //! JavaScript does (`1e+21`, `5e-324`, `-0` → `0`, the even digits on a tie):
 //! `ryu-js` prints them so.
 
-use crate::canonical::Sink;
-
-/// Writes `String(value)` as JavaScript computes it.
-pub fn write_js_number(value: f64, out: &mut impl Sink) {
+/// `String(value)` as JavaScript computes it, written in `buffer`.
+pub(crate) fn js_number(value: f64, buffer: &mut ryu_js::Buffer) -> &str {
     // `-0` prints as `0`; ryu-js keeps the sign.
-    let value = if value == 0.0 { 0.0 } else { value };
-    out.write(ryu_js::Buffer::new().format(value));
+    buffer.format(if value == 0.0 { 0.0 } else { value })
+}
+
+/// Appends `String(value)` as JavaScript computes it.
+pub fn write_js_number(value: f64, out: &mut String) {
+    out.push_str(js_number(value, &mut ryu_js::Buffer::new()));
 }
 
 /// `String(value)` as JavaScript computes it.

@@ -7,6 +7,7 @@
 // rounds of the reference's time divided by that side's; with two or more builds, also each later
 // build's time over the first's, round by round. Not part of npm run bench.
 //   node --expose-gc benchmark/builds-ab.mjs <dir> [<dir> ...]      (BUILDS_CASES=100 for the ~100 B cases; 1 MB for the long strings; deep,wide)
+// BUILDS_CONFIG='{"profile":"recommended"}' gives the builds (not the reference) that config.
 import * as reference from '@deepseek-ai/dsh-repeat-tool-reminder'
 import { resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
@@ -17,7 +18,8 @@ const dirs = process.argv.slice(2)
 if (dirs.length === 0) throw new Error('usage: node --expose-gc benchmark/builds-ab.mjs <dir> [<dir> ...]')
 const plugins = [reference, ...(await Promise.all(dirs.map((dir) => import(pathToFileURL(resolve(dir, 'index.js')).href))))]
 const names = ['reference', ...dirs]
-const listeners = plugins.map((plugin) => listenersOf(plugin, {})['tools/post-execute'])
+const config = JSON.parse(process.env.BUILDS_CONFIG ?? '{}')
+const listeners = plugins.map((plugin, i) => listenersOf(plugin, i === 0 ? {} : config)['tools/post-execute'])
 const ROUNDS = Number(process.env.BUILDS_ROUNDS ?? 21)
 const ONLY = process.env.BUILDS_CASES?.split(',')
 const next = () => Promise.resolve({ kind: 'accept' })

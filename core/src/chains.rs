@@ -60,9 +60,9 @@ pub struct Step<'a> {
     pub cycles: Option<&'a CycleConfig>,
     /// `similar`'s config and the call's sample (`None` for the same call as the agent's last).
     pub similar: Option<(&'a SimilarConfig, Option<Vec<u32>>)>,
-    /// `noProgress`'s config and what it compares ([`crate::progress::same_call`]).
+    /// `noProgress`'s config and what it compares ([`crate::progress::compared`]).
     pub no_progress: Option<(&'a WindowConfig, CallDigest)>,
-    /// `failures`' config and what it compares ([`crate::progress::same_failure`]).
+    /// `failures`' config and what it compares ([`crate::progress::compared`]).
     pub failures: Option<(&'a WindowConfig, Option<CallDigest>)>,
 }
 

@@ -25,6 +25,7 @@
 //! per call of the window, never a copy.
 
 use std::collections::VecDeque;
+use std::mem::take;
 
 use crate::canonical::write_canonical_in;
 use crate::error::CanonicalError;
@@ -73,46 +74,80 @@ pub struct WindowConfig {
     pub window: f64,
 }
 
-/// A result as the detections compare it.
-#[derive(Clone, Copy)]
-pub(crate) struct ResultDigest {
-    /// The digest of its canonical text with the volatile parts removed (no result is a result of
-    /// its own).
-    pub digest: [u8; blake3::OUT_LEN],
-    /// Whether it is a failure.
-    pub failed: bool,
+/// A call as a window holds it: a BLAKE3 digest of what its detection compares.
+pub(crate) type CallDigest = [u8; blake3::OUT_LEN];
+
+/// `noProgress`'s and `failures`' configs, each with what it compares for one call (`None`: off).
+pub(crate) type Compared<'a> = (
+    Option<(&'a WindowConfig, CallDigest)>,
+    Option<(&'a WindowConfig, Option<CallDigest>)>,
+);
+
+/// What `noProgress` and `failures` compare for the call `(key, tool)` with this result, one
+/// digest each: `noProgress` the call's key and its normalized result, `failures` (for a failure
+/// only) the tool and the normalized result. The result is read once, and only when one of them
+/// is on.
+pub(crate) fn compared<'a>(
+    no_progress: Option<&'a WindowConfig>,
+    failures: Option<&'a WindowConfig>,
+    (key, tool): (&CallKey, &[u16]),
+    result: Option<Arguments<'_>>,
+    scratch: &mut Scratch,
+) -> Result<Compared<'a>, CanonicalError> {
+    if no_progress.is_none() && failures.is_none() {
+        return Ok((None, None));
+    }
+    let failed = read_result(result, failures.is_some(), scratch)?;
+    let normalized = scratch.normalized.as_slice();
+    let no_progress = no_progress.map(|config| {
+        let mut hasher = blake3::Hasher::new();
+        match key.form() {
+            KeyForm::Inline(form) => hasher.update(b"i").update(form),
+            KeyForm::Digest(hash) => hasher.update(b"d").update(&hash),
+        };
+        (config, *hasher.update(normalized).finalize().as_bytes())
+    });
+    let failures = failures.map(|config| {
+        let failure = failed.then(|| {
+            let mut hasher = blake3::Hasher::new();
+            hasher.update(&(tool.len() as u64).to_le_bytes());
+            for unit in tool {
+                hasher.update(&unit.to_le_bytes());
+            }
+            *hasher.update(normalized).finalize().as_bytes()
+        });
+        (config, failure)
+    });
+    Ok((no_progress, failures))
 }
 
-/// Reads a result (`None`: none was given); whether it is a failure only when `failures` asks.
-pub(crate) fn result_digest(
+/// Writes a result (`None`: none was given, a result of its own) with its volatile parts removed
+/// into `scratch.normalized`; whether it is a failure, asked only when `failures`.
+fn read_result(
     result: Option<Arguments<'_>>,
     failures: bool,
     scratch: &mut Scratch,
-) -> Result<ResultDigest, CanonicalError> {
-    let Some(result) = result else {
-        return Ok(ResultDigest {
-            digest: *blake3::hash(b"-").as_bytes(),
-            failed: false,
-        });
+) -> Result<bool, CanonicalError> {
+    let (mut text, mut normalized) = (take(&mut scratch.text), take(&mut scratch.normalized));
+    let read = match result {
+        None => {
+            normalized.push(b'-');
+            Ok(false)
+        }
+        Some(result) => write_canonical_in(result, &mut text, &[], scratch).map(|()| {
+            let text = text.as_bytes();
+            normalized.push(b'r');
+            normalize(text, &mut normalized);
+            failures && (holds(text, ERROR_FLAG) || says_failure(text))
+        }),
     };
-    let mut text = String::new();
-    write_canonical_in(result, &mut text, &[], scratch)?;
-    let text = text.as_bytes();
-    Ok(ResultDigest {
-        digest: normalized_digest(text),
-        failed: failures && (holds(text, ERROR_FLAG) || says_failure(text)),
-    })
+    (scratch.text, scratch.normalized) = (text, normalized);
+    read
 }
 
-/// How much normalized text is gathered before it is hashed.
-const HASHED_CHUNK: usize = 1 << 16;
-
-/// The digest of `text` with each run of hexadecimal digits and hyphens that holds a decimal
+/// Writes `text` into `out` with each run of hexadecimal digits and hyphens that holds a decimal
 /// digit written as `#`.
-fn normalized_digest(text: &[u8]) -> [u8; blake3::OUT_LEN] {
-    let mut hasher = blake3::Hasher::new();
-    let mut out = Vec::with_capacity(text.len().min(HASHED_CHUNK) + 1);
-    out.push(b'r');
+fn normalize(text: &[u8], out: &mut Vec<u8>) {
     // The run being read starts at `run`; `numeric`: it holds a decimal digit.
     let (mut run, mut numeric) = (None, false);
     for (at, &byte) in text.iter().enumerate() {
@@ -122,19 +157,14 @@ fn normalized_digest(text: &[u8]) -> [u8; blake3::OUT_LEN] {
             continue;
         }
         if let Some(start) = run.take() {
-            end_run(&mut out, text.get(start..at).unwrap_or_default(), numeric);
+            end_run(out, text.get(start..at).unwrap_or_default(), numeric);
             numeric = false;
         }
         out.push(byte);
-        if out.len() >= HASHED_CHUNK {
-            hasher.update(&out);
-            out.clear();
-        }
     }
     if let Some(start) = run {
-        end_run(&mut out, text.get(start..).unwrap_or_default(), numeric);
+        end_run(out, text.get(start..).unwrap_or_default(), numeric);
     }
-    *hasher.update(&out).finalize().as_bytes()
 }
 
 /// Writes a run of hexadecimal digits and hyphens: `#` when it holds a decimal digit.
@@ -146,10 +176,26 @@ fn end_run(out: &mut Vec<u8>, run: &[u8], numeric: bool) {
     }
 }
 
-/// Whether `text` holds `part`.
+/// Whether `text` holds `part`, tried only where its first byte is.
 fn holds(text: &[u8], part: &[u8]) -> bool {
-    text.windows(part.len()).any(|window| window == part)
+    let Some(first) = part.first() else {
+        return true;
+    };
+    (0..text.len()).any(|at| {
+        text.get(at) == Some(first) && text.get(at..).is_some_and(|rest| rest.starts_with(part))
+    })
 }
+
+/// The letters [`FAILURE_WORDS`] begin with, as bits (`a` the lowest).
+const FIRST_LETTERS: u32 = {
+    let mut bits = 0;
+    let mut i = 0;
+    while i < FAILURE_WORDS.len() {
+        bits |= 1 << (FAILURE_WORDS[i].as_bytes()[0] - b'a');
+        i += 1;
+    }
+    bits
+};
 
 /// Whether the first [`FAILURE_PREFIX`] bytes of `text` hold one of [`FAILURE_WORDS`] at the
 /// start of a word, in any case: each word start is tried once, by its first byte before the
@@ -164,8 +210,11 @@ fn says_failure(text: &[u8]) -> bool {
         if !starts || !byte.is_ascii_alphabetic() {
             continue;
         }
-        let rest = text.get(at..).unwrap_or_default();
         let first = byte.to_ascii_lowercase();
+        if FIRST_LETTERS & (1 << (first - b'a')) == 0 {
+            continue;
+        }
+        let rest = text.get(at..).unwrap_or_default();
         if FAILURE_WORDS.iter().any(|word| {
             word.as_bytes().first() == Some(&first)
                 && rest
@@ -179,55 +228,6 @@ fn says_failure(text: &[u8]) -> bool {
 }
 
 const ERROR_FLAG: &[u8] = br#""isError":true"#;
-
-/// A call as a window holds it: a BLAKE3 digest of what its detection compares.
-pub(crate) type CallDigest = [u8; blake3::OUT_LEN];
-
-/// What `noProgress` compares: the call's key and its normalized result.
-pub(crate) fn same_call(key: &CallKey, result: &ResultDigest) -> CallDigest {
-    let mut hasher = blake3::Hasher::new();
-    match key.form() {
-        KeyForm::Inline(form) => hasher.update(b"i").update(form),
-        KeyForm::Digest(hash) => hasher.update(b"d").update(&hash),
-    };
-    *hasher.update(&result.digest).finalize().as_bytes()
-}
-
-/// What `failures` compares: the tool and the normalized result, for a failure only.
-pub(crate) fn same_failure(tool: &[u16], result: &ResultDigest) -> Option<CallDigest> {
-    result.failed.then(|| {
-        let mut bytes = Vec::with_capacity(8 + 2 * tool.len() + blake3::OUT_LEN);
-        bytes.extend_from_slice(&(tool.len() as u64).to_le_bytes());
-        bytes.extend(tool.iter().flat_map(|unit| unit.to_le_bytes()));
-        bytes.extend_from_slice(&result.digest);
-        *blake3::hash(&bytes).as_bytes()
-    })
-}
-
-/// `noProgress`'s and `failures`' configs, each with what it compares for one call (`None`: off).
-pub(crate) type Compared<'a> = (
-    Option<(&'a WindowConfig, CallDigest)>,
-    Option<(&'a WindowConfig, Option<CallDigest>)>,
-);
-
-/// What `noProgress` and `failures` compare for the call `(key, tool)` with this result; the
-/// result is read once, and only when one of them is on.
-pub(crate) fn compared<'a>(
-    no_progress: Option<&'a WindowConfig>,
-    failures: Option<&'a WindowConfig>,
-    (key, tool): (&CallKey, &[u16]),
-    result: Option<Arguments<'_>>,
-    scratch: &mut Scratch,
-) -> Result<Compared<'a>, CanonicalError> {
-    if no_progress.is_none() && failures.is_none() {
-        return Ok((None, None));
-    }
-    let read = result_digest(result, failures.is_some(), scratch)?;
-    Ok((
-        no_progress.map(|config| (config, same_call(key, &read))),
-        failures.map(|config| (config, same_failure(tool, &read))),
-    ))
-}
 
 /// An agent's last calls as one detection compares them.
 #[derive(Debug, Clone, Default)]
@@ -270,11 +270,59 @@ mod tests {
 
     use super::*;
 
-    fn read(json: &str) -> ResultDigest {
-        result_digest(Some(Arguments::Json(json)), true, &mut Scratch::default()).unwrap()
+    /// `noProgress`'s and `failures`' digests of the call `(key, tool)` with this result.
+    fn compare(
+        key: &CallKey,
+        tool: &[u16],
+        result: Option<&str>,
+    ) -> (CallDigest, Option<CallDigest>) {
+        let config = WindowConfig {
+            min_calls: 2.0,
+            window: 2.0,
+        };
+        let result = result.map(Arguments::Json);
+        let (no_progress, failures) = compared(
+            Some(&config),
+            Some(&config),
+            (key, tool),
+            result,
+            &mut Scratch::default(),
+        )
+        .unwrap();
+        (no_progress.unwrap().1, failures.unwrap().1)
     }
 
-    fn digest(json: &str) -> [u8; 32] {
+    fn key(n: u8) -> CallKey {
+        CallKey::from(&KeyForm::Inline(&[n]))
+    }
+
+    fn same_call(key: &CallKey, result: &str) -> CallDigest {
+        compare(key, &[0x67], Some(result)).0
+    }
+
+    fn same_failure(tool: &[u16], result: &str) -> Option<CallDigest> {
+        compare(&key(0), tool, Some(result)).1
+    }
+
+    /// A result as one call reads it: what `noProgress` compares, and whether it is a failure.
+    struct Read {
+        digest: CallDigest,
+        failed: bool,
+    }
+
+    fn read_as(result: Option<&str>) -> Read {
+        let (digest, failure) = compare(&key(0), &[0x67], result);
+        Read {
+            digest,
+            failed: failure.is_some(),
+        }
+    }
+
+    fn read(json: &str) -> Read {
+        read_as(Some(json))
+    }
+
+    fn digest(json: &str) -> CallDigest {
         read(json).digest
     }
 
@@ -307,12 +355,7 @@ mod tests {
             digest(r#"{"content":"face"}"#)
         );
         assert_ne!(digest(r#"{"content":"x1"}"#), digest(r#"{"content":"y1"}"#));
-        assert_ne!(
-            digest(r#"{"content":""}"#),
-            result_digest(None, true, &mut Scratch::default())
-                .unwrap()
-                .digest
-        );
+        assert_ne!(digest(r#"{"content":""}"#), read_as(None).digest);
     }
 
     #[test]
@@ -340,10 +383,7 @@ mod tests {
         let far = format!(r#"{{"content":"{}","isError":true}}"#, "x".repeat(10_000));
         assert!(failed(&far));
         assert!(!failed(&far.replace("true", "false")));
-        assert!(result_digest(None, true, &mut Scratch::default())
-            .unwrap()
-            .failed
-            .not());
+        assert!(read_as(None).failed.not());
     }
 
     #[test]
@@ -368,8 +408,7 @@ mod tests {
             min_calls: 3.0,
             window: 5.0,
         };
-        let key = |n: u8| CallKey::from(&KeyForm::Inline(&[n]));
-        let (same, other) = (read(r#""x""#), read(r#""y""#));
+        let (same, other) = (r#""x""#, r#""y""#);
         let mut recent = Recent::default();
         let hits: Vec<Option<u64>> = [
             (1, same),
@@ -380,21 +419,21 @@ mod tests {
             (3, same),
         ]
         .iter()
-        .map(|(n, result)| due(recent.push(Some(same_call(&key(*n), result)), &config)))
+        .map(|&(n, result)| due(recent.push(Some(same_call(&key(n), result)), &config)))
         .collect();
         assert_eq!(hits, [None, None, None, None, Some(3), None]);
         // Calls that fall out of the window no longer count.
         let mut recent = Recent::default();
         let spaced: Vec<Option<u64>> = [1, 2, 3, 4, 1, 2, 3, 4, 1]
             .iter()
-            .map(|n| due(recent.push(Some(same_call(&key(*n), &same)), &config)))
+            .map(|n| due(recent.push(Some(same_call(&key(*n), same)), &config)))
             .collect();
         assert_eq!(spaced, [None; 9]);
         // A loop that goes on is reminded of once, and again after it was broken.
         let mut recent = Recent::default();
         let looping: Vec<Option<u64>> = [1, 2, 1, 2, 1, 2, 1, 2, 3, 4, 5, 6, 7, 1, 1, 1]
             .iter()
-            .map(|n| due(recent.push(Some(same_call(&key(*n), &same)), &config)))
+            .map(|n| due(recent.push(Some(same_call(&key(*n), same)), &config)))
             .collect();
         let hits: Vec<usize> = looping
             .iter()
@@ -411,26 +450,23 @@ mod tests {
             min_calls: 3.0,
             window: 4.0,
         };
-        let (missing, ok) = (
-            read(r#""cd: x: No such file or directory""#),
-            read(r#""done""#),
-        );
+        let (missing, ok) = (r#""cd: x: No such file or directory""#, r#""done""#);
         let (cd, ls): (&[u16], &[u16]) = (&[0x63, 0x64], &[0x6c, 0x73]);
         let mut recent = Recent::default();
         let hits: Vec<Option<u64>> = [
-            (cd, &missing),
-            (ls, &missing),
-            (cd, &missing),
-            (cd, &ok),
-            (cd, &missing),
-            (cd, &missing),
+            (cd, missing),
+            (ls, missing),
+            (cd, missing),
+            (cd, ok),
+            (cd, missing),
+            (cd, missing),
         ]
         .iter()
-        .map(|(tool, result)| due(recent.push(same_failure(tool, result), &config)))
+        .map(|&(tool, result)| due(recent.push(same_failure(tool, result), &config)))
         .collect();
         // The sixth: three of cd's same error among the last four calls (the first has left).
         assert_eq!(hits, [None, None, None, None, None, Some(3)]);
         // A call that is not a failure never counts, nor brings a reminder.
-        assert_eq!(recent.push(same_failure(cd, &ok), &config), (0, false));
+        assert_eq!(recent.push(same_failure(cd, ok), &config), (0, false));
     }
 }

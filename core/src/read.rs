@@ -22,6 +22,9 @@ pub struct Scratch {
     units: Vec<u16>,
     /// The key form being written.
     pub(crate) form: Vec<u8>,
+    /// A result's canonical text, and that text with its volatile parts removed (`progress`).
+    pub(crate) text: String,
+    pub(crate) normalized: Vec<u8>,
 }
 
 /// Buffers larger than this are given back after a call.
@@ -43,6 +46,11 @@ impl Scratch {
         trim(&mut self.converting);
         trim(&mut self.units);
         trim(&mut self.form);
+        trim(&mut self.normalized);
+        self.text.clear();
+        if self.text.capacity() > KEEP {
+            self.text = String::new();
+        }
     }
 }
 
@@ -61,6 +69,7 @@ pub(crate) fn write_form(
         converting,
         units,
         form,
+        ..
     } = scratch;
     let (bytes, pieces) = match arguments {
         Arguments::Json(text) => {

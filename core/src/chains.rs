@@ -59,7 +59,7 @@ pub struct Step<'a> {
     pub tool: &'a [u16],
     pub cycles: Option<&'a CycleConfig>,
     /// `similar`'s config and the call's sample (`None` for the same call as the agent's last).
-    pub similar: Option<(&'a SimilarConfig, Option<Vec<u32>>)>,
+    pub similar: Option<(&'a SimilarConfig, Option<Vec<u16>>)>,
     /// `noProgress`'s config and what it compares ([`crate::progress::compared`]).
     pub no_progress: Option<(&'a WindowConfig, CallDigest)>,
     /// `failures`' config and what it compares ([`crate::progress::compared`]).

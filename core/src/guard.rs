@@ -351,7 +351,7 @@ impl Guard {
             Some(config) if self.chains.repeats(agent, &key) => Some((config, None)),
             Some(config) => {
                 let sample = match head {
-                    Some(head) => Ok(similar::bigrams(&head)),
+                    Some(head) => Ok(head),
                     // A key the memo kept: the head is written from the arguments.
                     None => similar::sample(arguments, ignored, &mut self.scratch),
                 };

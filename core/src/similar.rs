@@ -2,9 +2,10 @@
 //! A call's sample is the first [`SAMPLE_UNITS`] UTF-16 code units of its
 //! canonical arguments (as compared, without ignored keys); two samples'
 //! similarity is the Dice coefficient of their bigram multisets,
-//! `2 |A ∩ B| / (|A| + |B|)`, from 0 (no bigram shared) to 1. Sorted bigrams
-//! are kept per agent, so a call costs one capped walk, one sort of at most
-//! 511 numbers and one merge, whatever the size of its arguments.
+//! `2 |A ∩ B| / (|A| + |B|)`, from 0 (no bigram shared) to 1. The last
+//! call's sample is kept per agent, so a call costs one capped walk and, for
+//! a call of the same tool, a sort and merge of the bigrams where the two
+//! samples differ, whatever the size of its arguments.
 
 use crate::canonical::canonical_head;
 use crate::error::CanonicalError;
@@ -34,23 +35,18 @@ pub struct SimilarConfig {
     pub similarity: f64,
 }
 
-/// A call's sorted bigrams: each two adjacent code units as one number.
+/// A call's sample: the head of its canonical arguments.
 pub(crate) fn sample(
     arguments: Arguments<'_>,
     ignored: &[KeyPath],
     scratch: &mut Scratch,
-) -> Result<Vec<u32>, CanonicalError> {
-    Ok(bigrams(&canonical_head(
-        arguments,
-        SAMPLE_UNITS,
-        ignored,
-        scratch,
-    )?))
+) -> Result<Vec<u16>, CanonicalError> {
+    canonical_head(arguments, SAMPLE_UNITS, ignored, scratch)
 }
 
-/// The sorted bigrams of a sample's head.
-pub(crate) fn bigrams(head: &[u16]) -> Vec<u32> {
-    let mut bigrams: Vec<u32> = head
+/// The sorted bigrams of `units`: each two adjacent code units as one number.
+pub(crate) fn bigrams(units: &[u16]) -> Vec<u32> {
+    let mut bigrams: Vec<u32> = units
         .windows(2)
         .map(|pair| match *pair {
             [a, b] => (u32::from(a) << 16) | u32::from(b),
@@ -61,9 +57,9 @@ pub(crate) fn bigrams(head: &[u16]) -> Vec<u32> {
     bigrams
 }
 
-/// The Dice coefficient of two sorted bigram multisets (0 when both are empty).
-pub(crate) fn dice(a: &[u32], b: &[u32]) -> f64 {
-    let (mut i, mut j, mut shared) = (0, 0, 0usize);
+/// How many bigrams two sorted bigram multisets share.
+fn shared(a: &[u32], b: &[u32]) -> usize {
+    let (mut i, mut j, mut shared) = (0, 0, 0);
     while let (Some(x), Some(y)) = (a.get(i), b.get(j)) {
         match x.cmp(y) {
             std::cmp::Ordering::Less => i += 1,
@@ -75,19 +71,47 @@ pub(crate) fn dice(a: &[u32], b: &[u32]) -> f64 {
             }
         }
     }
-    let total = a.len() + b.len();
+    shared
+}
+
+/// The Dice coefficient of two samples' bigram multisets (0 when both have none). The bigrams
+/// wholly inside their common start or their common end are the same in both, and shared as
+/// they stand; only those between are sorted and merged: a call that changes one value of the
+/// last one costs two short sorts.
+pub(crate) fn similarity(a: &[u16], b: &[u16]) -> f64 {
+    let total = a.len().saturating_sub(1) + b.len().saturating_sub(1);
     if total == 0 {
-        0.0
-    } else {
-        (2 * shared) as f64 / total as f64
+        return 0.0;
     }
+    let start = a.iter().zip(b).take_while(|(x, y)| x == y).count();
+    let (a_rest, b_rest) = (
+        a.get(start..).unwrap_or_default(),
+        b.get(start..).unwrap_or_default(),
+    );
+    let end = a_rest
+        .iter()
+        .rev()
+        .zip(b_rest.iter().rev())
+        .take_while(|(x, y)| x == y)
+        .count();
+    // The bigrams within the common start and end, and the slices that hold the others.
+    let (first, last) = (start.saturating_sub(1), end.saturating_sub(1));
+    let between = |units: &[u16]| {
+        bigrams(
+            units
+                .get(first..units.len().saturating_sub(last))
+                .unwrap_or_default(),
+        )
+    };
+    let shared = first + last + shared(&between(a), &between(b));
+    (2 * shared) as f64 / total as f64
 }
 
 /// An agent's near-identical run: the last call's tool and sample, and the run's length.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct SimilarRun {
     tool: Vec<u16>,
-    bigrams: Vec<u32>,
+    sample: Vec<u16>,
     run: u64,
 }
 
@@ -100,7 +124,7 @@ impl SimilarRun {
     pub(crate) fn push(
         &mut self,
         tool: &[u16],
-        sample: Option<Vec<u32>>,
+        sample: Option<Vec<u16>>,
         results_equal: bool,
         config: &SimilarConfig,
     ) -> (u64, bool) {
@@ -111,12 +135,12 @@ impl SimilarRun {
         let close = self.run > 0
             && results_equal
             && self.tool == tool
-            && dice(&self.bigrams, &sample) >= config.similarity;
+            && similarity(&self.sample, &sample) >= config.similarity;
         self.run = if close { self.run.saturating_add(1) } else { 1 };
         if self.tool != tool {
             self.tool = tool.to_vec();
         }
-        self.bigrams = sample;
+        self.sample = sample;
         (self.run, close && self.run as f64 == config.min_calls)
     }
 }
@@ -125,8 +149,65 @@ impl SimilarRun {
 mod tests {
     use super::*;
 
-    fn bigrams(json: &str) -> Vec<u32> {
+    fn head(json: &str) -> Vec<u16> {
         sample(Arguments::Json(json), &[], &mut Scratch::default()).unwrap()
+    }
+
+    fn bigrams(json: &str) -> Vec<u32> {
+        super::bigrams(&head(json))
+    }
+
+    /// The Dice coefficient as defined: on the two whole sorted bigram multisets.
+    fn dice(a: &[u32], b: &[u32]) -> f64 {
+        let total = a.len() + b.len();
+        if total == 0 {
+            0.0
+        } else {
+            (2 * shared(a, b)) as f64 / total as f64
+        }
+    }
+
+    #[test]
+    fn similarity_is_the_dice_coefficient_of_the_whole_samples() {
+        let units = |text: &str| text.encode_utf16().collect::<Vec<u16>>();
+        let mut pairs: Vec<(Vec<u16>, Vec<u16>)> = [
+            ("", ""),
+            ("a", ""),
+            ("a", "a"),
+            ("ab", "ab"),
+            ("aaa", "aa"),
+            ("abab", "ab"),
+            ("abcabc", "abc"),
+            ("xaay", "xay"),
+            (r#"{"q":"foo1"}"#, r#"{"q":"foo12"}"#),
+            (r#"{"q":"foo"}"#, r#"{"path":"src/lib.rs"}"#),
+        ]
+        .iter()
+        .map(|(a, b)| (units(a), units(b)))
+        .collect();
+        // Pairs over a two-letter alphabet, where bigrams repeat across the common start and end.
+        let mut seed = 7u32;
+        let mut next = |modulo: u32| {
+            seed = seed.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+            (seed >> 16) % modulo
+        };
+        for _ in 0..2_000 {
+            let (len_a, len_b) = (next(12), next(12));
+            let a: Vec<u16> = (0..len_a).map(|_| 0x61 + next(2) as u16).collect();
+            let b: Vec<u16> = (0..len_b).map(|_| 0x61 + next(2) as u16).collect();
+            let mut c = a.clone();
+            c.insert(c.len() / 2, 0x61);
+            pairs.push((a.clone(), b));
+            pairs.push((a, c));
+        }
+        for (a, b) in &pairs {
+            assert_eq!(
+                similarity(a, b).to_bits(),
+                dice(&super::bigrams(a), &super::bigrams(b)).to_bits(),
+                "{a:?} {b:?}"
+            );
+            assert_eq!(similarity(a, b).to_bits(), similarity(b, a).to_bits());
+        }
     }
 
     #[test]
@@ -154,12 +235,14 @@ mod tests {
         assert_eq!(bigrams(&long("1")), bigrams(&long("2")));
         assert_eq!(bigrams(&long("")).len(), SAMPLE_UNITS - 1);
         let path = KeyPath::parse(&"t".encode_utf16().collect::<Vec<_>>()).unwrap();
-        let without = sample(
-            Arguments::Json(r#"{"q":1,"t":"9"}"#),
-            &[path],
-            &mut Scratch::default(),
-        )
-        .unwrap();
+        let without = super::bigrams(
+            &sample(
+                Arguments::Json(r#"{"q":1,"t":"9"}"#),
+                &[path],
+                &mut Scratch::default(),
+            )
+            .unwrap(),
+        );
         assert_eq!(without, bigrams(r#"{"q":1}"#));
     }
 
@@ -208,25 +291,20 @@ mod tests {
         ];
         let got: Vec<_> = calls
             .iter()
-            .map(|c| run.push(&t, Some(bigrams(c)), true, &config))
+            .map(|c| run.push(&t, Some(head(c)), true, &config))
             .collect();
         assert_eq!(got, [(1, false), (2, false), (3, true), (4, false)]);
         // Another tool, a far call, a changed result or the same call again: a new run.
         assert_eq!(
-            run.push(&u, Some(bigrams(calls[0])), true, &config),
+            run.push(&u, Some(head(calls[0])), true, &config),
             (1, false)
         );
         assert_eq!(run.run, 1);
-        run.push(&u, Some(bigrams(calls[1])), true, &config);
+        run.push(&u, Some(head(calls[1])), true, &config);
         assert_eq!(run.run, 2);
-        run.push(&u, Some(bigrams(r#"{"path":"/etc/hosts"}"#)), true, &config);
+        run.push(&u, Some(head(r#"{"path":"/etc/hosts"}"#)), true, &config);
         assert_eq!(run.run, 1);
-        run.push(
-            &u,
-            Some(bigrams(r#"{"path":"/etc/hosts2"}"#)),
-            false,
-            &config,
-        );
+        run.push(&u, Some(head(r#"{"path":"/etc/hosts2"}"#)), false, &config);
         assert_eq!(run.run, 1);
         run.push(&u, None, true, &config);
         assert_eq!(run.run, 1);

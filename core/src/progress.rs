@@ -176,26 +176,10 @@ fn end_run(out: &mut Vec<u8>, run: &[u8], numeric: bool) {
     }
 }
 
-/// Whether `text` holds `part`, tried only where its first byte is.
+/// Whether `text` holds `part`.
 fn holds(text: &[u8], part: &[u8]) -> bool {
-    let Some(first) = part.first() else {
-        return true;
-    };
-    (0..text.len()).any(|at| {
-        text.get(at) == Some(first) && text.get(at..).is_some_and(|rest| rest.starts_with(part))
-    })
+    text.windows(part.len()).any(|window| window == part)
 }
-
-/// The letters [`FAILURE_WORDS`] begin with, as bits (`a` the lowest).
-const FIRST_LETTERS: u32 = {
-    let mut bits = 0;
-    let mut i = 0;
-    while i < FAILURE_WORDS.len() {
-        bits |= 1 << (FAILURE_WORDS[i].as_bytes()[0] - b'a');
-        i += 1;
-    }
-    bits
-};
 
 /// Whether the first [`FAILURE_PREFIX`] bytes of `text` hold one of [`FAILURE_WORDS`] at the
 /// start of a word, in any case: each word start is tried once, by its first byte before the
@@ -210,11 +194,8 @@ fn says_failure(text: &[u8]) -> bool {
         if !starts || !byte.is_ascii_alphabetic() {
             continue;
         }
-        let first = byte.to_ascii_lowercase();
-        if FIRST_LETTERS & (1 << (first - b'a')) == 0 {
-            continue;
-        }
         let rest = text.get(at..).unwrap_or_default();
+        let first = byte.to_ascii_lowercase();
         if FAILURE_WORDS.iter().any(|word| {
             word.as_bytes().first() == Some(&first)
                 && rest

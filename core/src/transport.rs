@@ -202,7 +202,7 @@ pub fn sized(bytes: &[u8]) -> Vec<u8> {
             }
             _ => 1,
         };
-        let end = (at + skip).min(bytes.len());
+        let end = at.saturating_add(skip).min(bytes.len());
         out.extend_from_slice(bytes.get(at..end).unwrap_or_default());
         at = end;
         if tag == END {
@@ -401,6 +401,11 @@ mod tests {
         let mut narrow = bytes.clone();
         narrow[0] = NARROW;
         assert_eq!(sized(&narrow), narrow);
+        // The same past the first byte, where the string's end is past usize's range.
+        for bytes in [bytes, narrow] {
+            let later = [&[NULL][..], &bytes].concat();
+            assert_eq!(sized(&later), later);
+        }
     }
 
     #[test]

@@ -6,8 +6,13 @@
 // sessions the first reminder's median position and the calls made after it. The reference
 // plugin's own listeners get the same calls too: their reminders must equal the defaults', call
 // for call (the exit code is 1 when they do not).
-// Run: npm run eval [-- <dir>]. The directory (searched as the replay searches one) defaults to the
-// shared set, shared/datasets/agent-trajectories beside the checkout.
+// Run: npm run eval [-- [--distinct-cuts] <dir>]. The directory (searched as the replay searches one)
+// defaults to the shared set, shared/datasets/agent-trajectories beside the checkout. The shared set
+// cuts a result past 2,000 characters and ends it with `sha1 <16 hex>]`, the digest of the whole
+// result; the guard reads that digest as any hexadecimal id, a volatile part, so two cut results
+// that share their first 2,000 characters compare equal. --distinct-cuts writes the digest's digits
+// as letters first, so that cut results that differ stay different (a bound from the other side:
+// whole results might have compared equal once their own volatile parts were removed).
 import { existsSync } from 'node:fs'
 import { basename, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -25,13 +30,23 @@ import { PEERS, firstFiring } from './peers.mjs'
 const OUTCOMES = ['budget', 'failed', 'resolved']
 
 const root = fileURLToPath(new URL('..', import.meta.url))
-const dir = process.argv[2] ?? join(root, '..', 'shared', 'datasets', 'agent-trajectories')
+const args = process.argv.slice(2)
+const distinctCuts = args.includes('--distinct-cuts')
+const dir = args.find((arg) => arg !== '--distinct-cuts') ?? join(root, '..', 'shared', 'datasets', 'agent-trajectories')
 if (!existsSync(dir)) {
   process.stderr.write(`eval: no trajectories at ${dir}; name a directory: npm run eval -- <dir>\n`)
   process.exit(2)
 }
 
 const referenceListeners = listenersOf(reference, {})
+
+/** `value` with each cut result's digest (`sha1 <16 hex>]`) written in letters, for --distinct-cuts. */
+function distinct(value) {
+  if (typeof value === 'string') return value.replace(/sha1 ([0-9a-f]{16})\]/g, (_, hex) => `sha1 ${hex.replace(/[0-9]/g, (d) => 'ghijklmnop'[d])}]`)
+  if (Array.isArray(value)) return value.map(distinct)
+  if (value === null || typeof value !== 'object') return value
+  return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, distinct(item)]))
+}
 
 /** The reference plugin's reminders over `inputs` as `call|text`, its listeners called as the harness calls them. */
 async function referenceReminders(id, inputs) {
@@ -64,7 +79,7 @@ for (const { path } of await findLogs([dir])) {
   const report = (message) => problems.push(message)
   for await (const run of readRuns(path, { reader, onBytes: () => {}, warn: report, fail: (error) => report(error.message) })) {
     const inputs = []
-    for await (const input of run.inputs) inputs.push(input)
+    for await (const input of run.inputs) inputs.push(distinctCuts && input.kind === 'call' ? { ...input, result: distinct(input.result) } : input)
     const replayed = replay.start(run.meta)
     for (const input of inputs) replayed.feed(input)
     const { reminders, calls: made } = replayed.finish()
@@ -94,7 +109,7 @@ for (const [source, lists] of [...[...sources].sort(([a], [b]) => (a < b ? -1 : 
   })
 }
 const count = [...sources.values()].reduce((n, lists) => n + lists[0].length, 0)
-process.stdout.write(`${count} sessions, ${calls} calls, from ${dir}; ${seconds.toFixed(1)} s\n\n`)
+process.stdout.write(`${count} sessions, ${calls} calls, from ${dir}${distinctCuts ? ', cut results\' digests as words' : ''}; ${seconds.toFixed(1)} s\n\n`)
 process.stdout.write(`${rows.map((row, r) => `| ${row.join(' | ')} |${r === 0 ? `\n|${row.map((_, c) => (c < 2 ? ' --- |' : ' ---: |')).join('')}` : ''}`).join('\n')}\n\n`)
 process.stdout.write('† re-implemented from its documented rule (scripts/peers.mjs names where)\n')
 // Per detector, on the budget sessions both it and the defaults remind: its first reminder before,

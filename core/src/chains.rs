@@ -11,7 +11,8 @@ use crate::key::{CallKey, KeyForm};
 use crate::progress::{CallDigest, Recent, WindowConfig};
 use crate::similar::{SimilarConfig, SimilarRun};
 
-#[derive(Debug, Clone)]
+/// A chain before its first call has a run of 0, whatever its key.
+#[derive(Debug, Clone, Default)]
 struct Chain {
     key: CallKey,
     run: u64,
@@ -20,18 +21,6 @@ struct Chain {
     pending: bool,
     /// `None` unless [`Chains::advance_extended`] was used (an opt-in feature is on).
     extra: Option<Box<Extra>>,
-}
-
-impl Chain {
-    /// A chain before its first call: a run of 0, whatever its key.
-    fn new() -> Self {
-        Chain {
-            key: CallKey::from(&KeyForm::Inline(&[])),
-            run: 0,
-            pending: false,
-            extra: None,
-        }
-    }
 }
 
 /// What the opt-in features keep per agent; bounded, never argument text.
@@ -101,14 +90,8 @@ pub struct Chains {
 }
 
 impl Chains {
-    /// Records a tracked call and returns the length of the run it belongs to.
-    #[cfg(test)]
-    fn advance(&mut self, agent: &[u16], key: CallKey) -> u64 {
-        self.advance_form(agent, &key.form())
-    }
-
-    /// [`Chains::advance`] for a key not yet built: compared with the chain's
-    /// key in place, and copied into it only when it differs.
+    /// Records a tracked call, by its key form, and returns the length of the run it belongs to.
+    /// The form is compared with the chain's key in place, and copied into it only when it differs.
     pub(crate) fn advance_form(&mut self, agent: &[u16], form: &KeyForm<'_>) -> u64 {
         let chain = self.chain_of(agent);
         debug_assert!(!chain.pending, "a pending chain is settled first");
@@ -175,18 +158,18 @@ impl Chains {
         let is_last = matches!(&self.last, Some((id, _)) if id == agent);
         if !is_last {
             let found = self.by_agent.remove_entry(agent);
-            let entry = found.unwrap_or_else(|| (agent.to_vec(), Chain::new()));
+            let entry = found.unwrap_or_else(|| (agent.to_vec(), Chain::default()));
             if let Some((id, chain)) = self.last.replace(entry) {
                 self.by_agent.insert(id, chain);
             }
         }
         let (_, chain) = self
             .last
-            .get_or_insert_with(|| (agent.to_vec(), Chain::new()));
+            .get_or_insert_with(|| (agent.to_vec(), Chain::default()));
         chain
     }
 
-    /// [`Chains::advance`] with the opt-in features: the run grows only while
+    /// [`Chains::advance_form`] with the opt-in features: the run grows only while
     /// both key and result repeat, and the call goes to the agent's cycle
     /// tracker (keys only) and its near-identical run.
     // `CallKey` is treated as opaque (`Eq + Clone`), so it is cloned even while it is `Copy`.
@@ -281,16 +264,22 @@ impl Chains {
     pub fn len(&self) -> usize {
         self.by_agent.len() + usize::from(self.last.is_some())
     }
-
-    #[cfg(test)]
-    fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    impl Chains {
+        /// Records a tracked call and returns the length of the run it belongs to.
+        fn advance(&mut self, agent: &[u16], key: CallKey) -> u64 {
+            self.advance_form(agent, &key.form())
+        }
+
+        fn is_empty(&self) -> bool {
+            self.len() == 0
+        }
+    }
 
     fn key(tool: &str, json: &str) -> CallKey {
         let tool: Vec<u16> = tool.encode_utf16().collect();

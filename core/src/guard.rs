@@ -102,25 +102,18 @@ fn tier_at(thresholds: &[f64], repeat_every: Option<f64>, run: u64) -> Option<Ti
     }
 }
 
-/// The run-length reminder of `tier`, if any: gentle, or detailed with the arguments quoted.
+/// The run-length reminder of `tier`: gentle, or detailed with the arguments quoted.
 fn run_reminder(
     config: &GuardConfig,
-    tier: Option<Tier>,
+    tier: Tier,
     tool: &[u16],
     run: u64,
     arguments: Arguments<'_>,
     ignored: &[KeyPath],
-) -> Result<Option<Reminder>, CanonicalError> {
+) -> Result<Reminder, CanonicalError> {
     Ok(match tier {
-        Some(Tier::Gentle) => Some(reminders::gentle(run)),
-        Some(_) => Some(reminders::detailed(
-            tool,
-            run,
-            arguments,
-            config.preview_chars,
-            ignored,
-        )?),
-        None => None,
+        Tier::Gentle => reminders::gentle(run),
+        _ => reminders::detailed(tool, run, arguments, config.preview_chars, ignored)?,
     })
 }
 
@@ -152,11 +145,9 @@ fn remind(
     run: u64,
     arguments: Arguments<'_>,
 ) -> Result<Option<Reminder>, CanonicalError> {
-    let reminder = run_reminder(config, Some(tier), tool, run, arguments, &[])?;
-    if let Some(reminder) = &reminder {
-        stats.reminded(reminder.tier);
-    }
-    Ok(reminder)
+    let reminder = run_reminder(config, tier, tool, run, arguments, &[])?;
+    stats.reminded(reminder.tier);
+    Ok(Some(reminder))
 }
 
 impl Guard {
@@ -404,19 +395,19 @@ impl Guard {
         }
         // One reminder per call: a run's, else a cycle's, else a near-identical run's, else no
         // progress, else failures.
-        Ok(
-            run_reminder(&self.config, tier, tool, run, arguments, ignored)?
-                .or_else(|| cycle.map(|hit| reminders::cycle(hit.tools, hit.repeats)))
-                .or_else(|| similar.then(|| reminders::similar(tool, near)))
-                .or_else(|| {
-                    let window = self.config.no_progress.map_or(0, |c| c.window as u64);
-                    no_progress.then(|| reminders::no_progress(tool, unchanged, window))
-                })
-                .or_else(|| {
-                    let window = self.config.failures.map_or(0, |c| c.window as u64);
-                    failures.then(|| reminders::failures(tool, failed, window))
-                }),
-        )
+        Ok(tier
+            .map(|tier| run_reminder(&self.config, tier, tool, run, arguments, ignored))
+            .transpose()?
+            .or_else(|| cycle.map(|hit| reminders::cycle(hit.tools, hit.repeats)))
+            .or_else(|| similar.then(|| reminders::similar(tool, near)))
+            .or_else(|| {
+                let window = self.config.no_progress.map_or(0, |c| c.window as u64);
+                no_progress.then(|| reminders::no_progress(tool, unchanged, window))
+            })
+            .or_else(|| {
+                let window = self.config.failures.map_or(0, |c| c.window as u64);
+                failures.then(|| reminders::failures(tool, failed, window))
+            }))
     }
 
     /// Counts a call from an agent's past (a resumed session's log) into its

@@ -74,10 +74,6 @@ impl IgnoreRules {
         }
     }
 
-    pub fn is_empty(&self) -> bool {
-        self.entries.is_empty()
-    }
-
     /// The paths left out of `tool`'s calls: those of every matching entry, in
     /// config order, once each; `None` when there are no entries at all.
     pub fn paths_for(&mut self, tool: &[u16]) -> Option<Arc<[KeyPath]>> {

@@ -87,6 +87,13 @@ impl CallKey {
     }
 }
 
+/// The key of an empty form.
+impl Default for CallKey {
+    fn default() -> Self {
+        Self::from(&KeyForm::Inline(&[]))
+    }
+}
+
 impl From<&KeyForm<'_>> for CallKey {
     fn from(form: &KeyForm<'_>) -> Self {
         let mut key = Self {

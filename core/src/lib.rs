@@ -54,13 +54,12 @@ mod transport;
 mod value;
 
 // What the binding, the integration tests and the fuzz targets use.
-pub use canonical::{canonicalize_json, write_string_literal, Sink};
+pub use canonical::{canonicalize_json, Sink};
 pub use config::{GuardConfig, RawValue, SHOWN_ITEMS};
 pub use error::{CanonicalError, ConfigError, Hint};
-pub use form::{push_string, read_string, tag, FormStr};
+pub use form::{push_string, read_string, FormStr};
 pub use guard::{Call, Guard};
 pub use key::{call_key, CallKey};
-pub use number::write_js_number;
 pub use options::{OptionSpec, Shape, OPTIONS};
 pub use raw_config::RawConfig;
 pub use reminders::{Reminder, Tier, GENTLE_TEXT};

@@ -24,7 +24,7 @@ use crate::value::{Arguments, Pieces};
 /// code unit) together: a larger call is keyed afresh each time.
 const MAX_BYTES: usize = 1 << 22;
 
-#[derive(Debug)]
+#[derive(Debug, Default)]
 pub(crate) struct Memo {
     tool: Vec<u16>,
     bytes: Vec<u8>,
@@ -38,29 +38,15 @@ pub(crate) struct Memo {
 }
 
 /// What a memo holds.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 enum State {
+    #[default]
     Empty,
     /// A call and its key.
     Keyed,
     /// A call whose key is not written yet: the chain of the agent it was
     /// counted for (kept) holds no key either until [`Memo::settle`].
     Pending,
-}
-
-impl Default for Memo {
-    fn default() -> Self {
-        Self {
-            tool: Vec::new(),
-            bytes: Vec::new(),
-            narrow: Kept::default(),
-            wide: Kept::default(),
-            key: CallKey::from(&KeyForm::Inline(&[])),
-            state: State::Empty,
-            agent: Vec::new(),
-            agent_kept: false,
-        }
-    }
 }
 
 impl Memo {

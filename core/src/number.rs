@@ -10,16 +10,9 @@ pub(crate) fn js_number(value: f64, buffer: &mut ryu_js::Buffer) -> &str {
     buffer.format(if value == 0.0 { 0.0 } else { value })
 }
 
-/// Appends `String(value)` as JavaScript computes it.
-pub fn write_js_number(value: f64, out: &mut String) {
-    out.push_str(js_number(value, &mut ryu_js::Buffer::new()));
-}
-
 /// `String(value)` as JavaScript computes it.
 pub fn js_number_to_string(value: f64) -> String {
-    let mut out = String::new();
-    write_js_number(value, &mut out);
-    out
+    js_number(value, &mut ryu_js::Buffer::new()).to_owned()
 }
 
 #[cfg(test)]

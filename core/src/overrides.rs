@@ -35,14 +35,6 @@ impl Overrides {
         }
     }
 
-    pub fn is_empty(&self) -> bool {
-        self.entries.is_empty()
-    }
-
-    pub fn entries(&self) -> &[Override] {
-        &self.entries
-    }
-
     /// The thresholds `tool` uses: the first matching entry's, else `global`.
     pub fn thresholds_for<'a>(&'a mut self, tool: &[u16], global: &'a [f64]) -> &'a [f64] {
         if self.entries.is_empty() {
@@ -64,6 +56,16 @@ impl Overrides {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    impl Overrides {
+        pub(crate) fn is_empty(&self) -> bool {
+            self.entries.is_empty()
+        }
+
+        pub(crate) fn entries(&self) -> &[Override] {
+            &self.entries
+        }
+    }
 
     fn units(text: &str) -> Vec<u16> {
         text.encode_utf16().collect()

@@ -19,13 +19,6 @@ pub struct ToolFilter {
 }
 
 impl ToolFilter {
-    pub fn new(include: &[Vec<u16>], exclude: &[Vec<u16>]) -> Self {
-        Self {
-            include: include.to_vec(),
-            exclude: exclude.to_vec(),
-        }
-    }
-
     /// Whether calls to `tool` count; untracked calls neither count nor reset.
     pub fn is_tracked(&self, tool: &[u16]) -> bool {
         if self.include.is_empty() && self.exclude.is_empty() {
@@ -66,12 +59,6 @@ impl<T: Clone> ToolCache<T> {
         }
         self.answers.insert(tool.to_vec(), answer.clone());
         answer
-    }
-
-    /// How many names are cached.
-    #[cfg(test)]
-    pub fn len(&self) -> usize {
-        self.answers.len()
     }
 }
 
@@ -123,6 +110,22 @@ fn matches_within_lines(pattern: &[u16], name: &[u16]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    impl ToolFilter {
+        pub(crate) fn new(include: &[Vec<u16>], exclude: &[Vec<u16>]) -> Self {
+            Self {
+                include: include.to_vec(),
+                exclude: exclude.to_vec(),
+            }
+        }
+    }
+
+    impl<T> ToolCache<T> {
+        /// How many names are cached.
+        pub(crate) fn len(&self) -> usize {
+            self.answers.len()
+        }
+    }
 
     fn units(text: &str) -> Vec<u16> {
         text.encode_utf16().collect()

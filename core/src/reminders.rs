@@ -74,6 +74,19 @@ pub fn gentle(count: u64) -> Reminder {
     }
 }
 
+/// A reminder of `tier`: its title, the tool's name and `tail`.
+fn about(tier: Tier, count: u64, title: &str, tool: &[u16], tail: &str) -> Reminder {
+    let mut text: Vec<u16> = format!("{title}:\n- tool: ").encode_utf16().collect();
+    text.extend_from_slice(tool);
+    text.extend(tail.encode_utf16());
+    Reminder {
+        tier,
+        count,
+        text,
+        tools: Vec::new(),
+    }
+}
+
 /// The cycle reminder: the block's tools in order and how often it repeated.
 pub fn cycle(tools: Vec<Vec<u16>>, repetitions: u64) -> Reminder {
     let mut text: Vec<u16> = "Repeated cycle of tool calls detected:\n- tools: "
@@ -96,60 +109,30 @@ pub fn cycle(tools: Vec<Vec<u16>>, repetitions: u64) -> Reminder {
 
 /// The reminder for a run of `count` near-identical calls of `tool`.
 pub fn similar(tool: &[u16], count: u64) -> Reminder {
-    let mut text: Vec<u16> = "Near-identical tool calls detected:\n- tool: "
-        .encode_utf16()
-        .collect();
-    text.extend_from_slice(tool);
-    text.extend(format!("\n- consecutive_calls: {count}\nThe arguments change only slightly from call to call and the calls are not making progress. Do not call this tool again with a small variation of the same arguments. Inspect the latest result and choose a different action, or finish the task if enough evidence has been gathered.").encode_utf16());
-    Reminder {
-        tier: Tier::Similar,
-        count,
-        text,
-        tools: Vec::new(),
-    }
+    let title = "Near-identical tool calls detected";
+    let tail = format!("\n- consecutive_calls: {count}\nThe arguments change only slightly from call to call and the calls are not making progress. Do not call this tool again with a small variation of the same arguments. Inspect the latest result and choose a different action, or finish the task if enough evidence has been gathered.");
+    about(Tier::Similar, count, title, tool, &tail)
 }
 
 /// The reminder for `count` calls of `tool`, each the same call with the same result, among the last `window`.
 pub fn no_progress(tool: &[u16], count: u64, window: u64) -> Reminder {
-    let mut text: Vec<u16> = "Tool calls without progress detected:\n- tool: "
-        .encode_utf16()
-        .collect();
-    text.extend_from_slice(tool);
-    text.extend(format!("\n- same_call_same_result: {count} of the last {window} calls\nThis call, with identical arguments, keeps returning the same result, with other calls in between, so it tells you nothing new. Do not make it again until something it depends on has changed. Read the result you already have, change your approach (a different command, file, or fix), or finish the task if enough evidence has been gathered.").encode_utf16());
-    Reminder {
-        tier: Tier::NoProgress,
-        count,
-        text,
-        tools: Vec::new(),
-    }
+    let title = "Tool calls without progress detected";
+    let tail = format!("\n- same_call_same_result: {count} of the last {window} calls\nThis call, with identical arguments, keeps returning the same result, with other calls in between, so it tells you nothing new. Do not make it again until something it depends on has changed. Read the result you already have, change your approach (a different command, file, or fix), or finish the task if enough evidence has been gathered.");
+    about(Tier::NoProgress, count, title, tool, &tail)
 }
 
 /// The reminder for `count` calls of `tool` failing with the same error among the last `window`.
 pub fn failures(tool: &[u16], count: u64, window: u64) -> Reminder {
-    let mut text: Vec<u16> = "Repeated tool failures detected:\n- tool: "
-        .encode_utf16()
-        .collect();
-    text.extend_from_slice(tool);
-    text.extend(format!("\n- same_error: {count} of the last {window} calls\nThis tool keeps failing with the same error, whatever the arguments, so retrying it with small changes will fail again. Read the error message: it says what is wrong (a missing file or directory, a wrong path or parameter, a command that is not available). Fix that cause first, or use a different tool or approach.").encode_utf16());
-    Reminder {
-        tier: Tier::Failure,
-        count,
-        text,
-        tools: Vec::new(),
-    }
+    let title = "Repeated tool failures detected";
+    let tail = format!("\n- same_error: {count} of the last {window} calls\nThis tool keeps failing with the same error, whatever the arguments, so retrying it with small changes will fail again. Read the error message: it says what is wrong (a missing file or directory, a wrong path or parameter, a command that is not available). Fix that cause first, or use a different tool or approach.");
+    about(Tier::Failure, count, title, tool, &tail)
 }
 
 /// The message of the hard stop: `count` calls of `tool` reached `stopAt`.
 pub fn stop(tool: &[u16], count: u64) -> Reminder {
-    let mut text: Vec<u16> = "Tool call loop stopped:\n- tool: ".encode_utf16().collect();
-    text.extend_from_slice(tool);
-    text.extend(format!("\n- calls: {count}, the limit this guard was configured with\nThe same call kept coming back without progress, so this turn has been ended. Before calling tools again, review the results you already have and choose a different approach, or report what is blocking you.").encode_utf16());
-    Reminder {
-        tier: Tier::Stop,
-        count,
-        text,
-        tools: Vec::new(),
-    }
+    let title = "Tool call loop stopped";
+    let tail = format!("\n- calls: {count}, the limit this guard was configured with\nThe same call kept coming back without progress, so this turn has been ended. Before calling tools again, review the results you already have and choose a different approach, or report what is blocking you.");
+    about(Tier::Stop, count, title, tool, &tail)
 }
 
 /// The detailed reminder, naming `tool` (UTF-16 code units) exactly as JavaScript gave it.

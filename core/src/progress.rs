@@ -129,6 +129,9 @@ fn read_result(
     scratch: &mut Scratch,
 ) -> Result<bool, CanonicalError> {
     let (mut text, mut normalized) = (take(&mut scratch.text), take(&mut scratch.normalized));
+    // Empty whatever a call that failed midway left, not only after `Scratch::trim`.
+    text.clear();
+    normalized.clear();
     let read = match result {
         None => {
             normalized.push(b'-');

@@ -171,8 +171,8 @@ walkOnly('the JavaScript walk writes every value as it stands, members in their 
 })
 
 walkOnly('strings met again at the same place, the empty string among them, are written as they are', (t) => {
-  // The same strings, the empty one among them, at the same depths and indices again and again, as
-  // the keys and values of like objects are.
+  // Each depth has its own places (slots) for keys, values and elements, mostly not used before:
+  // the empty string is met at places that kept nothing yet, that keep it, and that keep another.
   const values = ['', 'a', '', 'é', 'x'.repeat(14), '', 'x'.repeat(15), '']
   for (let round = 0; round < 6; round++) {
     for (const [i, text] of values.entries()) {

@@ -1,0 +1,64 @@
+// How far the eval's shares would move on another set of sessions like these (scripts/eval.mjs):
+// the sessions are drawn again with replacement, each source's sessions of each outcome as many
+// times as there are, and each resample's shares are counted as the eval counts them. The spread
+// of the resamples is that of a set of the same size from the same agents, such as the half of the
+// shared set this project does not see.
+
+/** Floats in [0, 1) from `seed` (mulberry32): the same resamples on every run. */
+export function random(seed) {
+  let state = seed >>> 0
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0
+    let t = state
+    t = Math.imul(t ^ (t >>> 15), t | 1)
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
+    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32
+  }
+}
+
+/** The value below which `share` of the sorted `values` lie (nearest rank). */
+function percentile(values, share) {
+  return values[Math.min(values.length - 1, Math.floor(share * values.length))]
+}
+
+/**
+ * `sessions`: per detector, the same sessions in the same order, each `{ outcome, first }` (`first`
+ * null: not reminded); `strata`: per session, the group it is drawn again within (its source).
+ * Returns per detector and outcome the interval `[low, high]` that holds 90 % of the resamples'
+ * reminded shares (null where the outcome has no session), and per detector the fraction of
+ * resamples for which `holds(shares, detector)` is true, `shares[detector][outcome]` being that
+ * resample's shares.
+ */
+export function spread(sessions, strata, { outcomes, holds = () => false, rounds = 1000, seed = 1 }) {
+  const next = random(seed)
+  const groups = new Map()
+  sessions[0].forEach(({ outcome }, j) => {
+    if (!outcomes.includes(outcome)) return
+    const group = `${strata[j]}\n${outcome}`
+    if (!groups.has(group)) groups.set(group, [])
+    groups.get(group).push(j)
+  })
+  const drawn = sessions.map(() => Object.fromEntries(outcomes.map((outcome) => [outcome, []])))
+  const held = sessions.map(() => 0)
+  for (let round = 0; round < rounds; round++) {
+    const counts = sessions.map(() => Object.fromEntries(outcomes.map((outcome) => [outcome, [0, 0]])))
+    for (const members of groups.values()) {
+      for (let k = 0; k < members.length; k++) {
+        const j = members[Math.floor(next() * members.length)]
+        sessions.forEach((list, i) => {
+          const count = counts[i][list[j].outcome]
+          count[0] += list[j].first === null ? 0 : 1
+          count[1]++
+        })
+      }
+    }
+    const shares = counts.map((byOutcome) => Object.fromEntries(outcomes.map((o) => [o, byOutcome[o][1] ? byOutcome[o][0] / byOutcome[o][1] : null])))
+    shares.forEach((byOutcome, i) => outcomes.forEach((o) => byOutcome[o] !== null && drawn[i][o].push(byOutcome[o])))
+    shares.forEach((_, i) => { if (holds(shares, i)) held[i]++ })
+  }
+  const intervals = drawn.map((byOutcome) => Object.fromEntries(outcomes.map((o) => {
+    const values = byOutcome[o].sort((a, b) => a - b)
+    return [o, values.length ? [percentile(values, 0.05), percentile(values, 0.95)] : null]
+  })))
+  return { intervals, held: held.map((count) => count / rounds) }
+}

@@ -96,7 +96,7 @@ impl<'a> Units<'a> {
                 push_len(out, NARROW, bytes.len());
                 out.extend_from_slice(bytes);
             }
-            // The transport's wide strings hold a unit past 0xff (`well_formed` checks it).
+            // The transport's wide strings hold a unit past 0xff (`transport::check` checks it).
             Units::Wide(bytes) => {
                 push_len(out, WIDE, bytes.len() / 2);
                 out.extend_from_slice(bytes);

@@ -223,7 +223,7 @@ mod tests {
     use crate::form::push_string;
     use crate::key::call_key;
     use crate::read::Scratch;
-    use crate::transport::{sized, well_formed};
+    use crate::transport::{check, sized};
     use crate::value::{Arguments, Pieces};
 
     /// A value written as a transport: `{`, `}`, `[`, `]`, numbers, `n` (null), `t`, `f`, `u`
@@ -258,7 +258,7 @@ mod tests {
     fn said_to_differ(a: &str, b: &str) -> bool {
         let (a, b) = (transport(a), transport(b));
         for bytes in [&a, &b] {
-            assert!(well_formed(bytes, (0, 0), &mut Vec::new()), "{bytes:?}");
+            assert!(check(bytes, (0, 0), &mut Vec::new()).is_ok(), "{bytes:?}");
         }
         let key = |bytes| {
             let arguments = Arguments::Transport {
@@ -328,7 +328,7 @@ mod tests {
         let mut bad_key = call.clone();
         bad_key[at(&call, b'd') - 1] = 7;
         for malformed in [cut, longer, bad_tag, inner_size, root_size, bad_key] {
-            assert!(!well_formed(&malformed, (0, 0), open), "{malformed:?}");
+            assert!(check(&malformed, (0, 0), open).is_err(), "{malformed:?}");
             assert_eq!(
                 compare(&kept, &malformed, open),
                 Verdict::Unknown,

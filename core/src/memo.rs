@@ -114,7 +114,9 @@ impl Memo {
             return None;
         }
         let counts = (pieces.narrow.len(), pieces.wide.len());
-        transport::well_formed(bytes, counts, &mut scratch.open).then_some(false)
+        transport::check(bytes, counts, &mut scratch.open)
+            .is_ok()
+            .then_some(false)
     }
 
     /// Keeps the call of `tool`, `bytes` and `pieces`, which certainly differs

@@ -85,14 +85,9 @@ pub(crate) fn check(
     check_from(bytes, 0, pieces, open)
 }
 
-/// Whether [`check`] finds `bytes` well formed.
-pub(crate) fn well_formed(bytes: &[u8], pieces: PieceCounts, open: &mut Vec<Open>) -> bool {
-    check(bytes, pieces, open).is_ok()
-}
-
-/// [`well_formed`] for a transport without long strings whose bytes before
-/// `at`, a member's or an element's start in the containers `open`, are
-/// known to be so; `open` is then the containers around it, `end` from `bytes`.
+/// Whether [`check`] finds a transport without long strings well formed,
+/// knowing its bytes before `at` (a member's or an element's start in the
+/// containers `open`) to be so; `open` is then the containers around it.
 pub(crate) fn well_formed_from(bytes: &[u8], at: usize, open: &mut Vec<Open>) -> bool {
     check_from(bytes, at, (0, 0), open).is_ok()
 }

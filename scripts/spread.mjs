@@ -3,18 +3,7 @@
 // times as there are, and each resample's shares are counted as the eval counts them. The spread
 // of the resamples is that of a set of the same size from the same agents, such as the half of the
 // shared set this project does not see.
-
-/** Floats in [0, 1) from `seed` (mulberry32): the same resamples on every run. */
-export function random(seed) {
-  let state = seed >>> 0
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0
-    let t = state
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32
-  }
-}
+import { rng } from '../__test__/oracle.mjs'
 
 /** The value below which `share` of the sorted `values` lie (nearest rank). */
 function percentile(values, share) {
@@ -30,7 +19,7 @@ function percentile(values, share) {
  * resample's shares.
  */
 export function spread(sessions, strata, { outcomes, holds = () => false, rounds = 1000, seed = 1 }) {
-  const next = random(seed)
+  const next = rng(seed)
   const groups = new Map()
   sessions[0].forEach(({ outcome }, j) => {
     if (!outcomes.includes(outcome)) return

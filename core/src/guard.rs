@@ -2,7 +2,7 @@
 //! [`tier_at`], the run-length tier for a run.
 
 use crate::canonical::key_form_head;
-use crate::chains::{Chains, Step};
+use crate::chains::{Advanced, Chains, Step};
 use crate::config::GuardConfig;
 use crate::error::CanonicalError;
 use crate::ignore::KeyPath;
@@ -370,13 +370,21 @@ impl Guard {
             no_progress,
             failures,
         };
-        let step = self.chains.advance_extended(agent, step);
+        let Advanced {
+            run,
+            cycle,
+            near,
+            similar,
+            unchanged,
+            no_progress,
+            failed,
+            failures,
+        } = self.chains.advance_extended(agent, step);
         self.stats.observed += 1;
         let thresholds = self
             .config
             .overrides
             .thresholds_for(tool, &self.config.thresholds);
-        let (run, near, unchanged, failed) = (step.run, step.near, step.unchanged, step.failed);
         let tier = tier_at(thresholds, self.config.repeat_every, run);
         // `stopAt`: the hard stop wins over any reminder due on the same call.
         if let Some(stop_at) = self.config.stop_at {
@@ -390,20 +398,15 @@ impl Guard {
         Ok(tier
             .map(|tier| run_reminder(&self.config, tier, tool, run, arguments, ignored))
             .transpose()?
-            .or_else(|| {
-                step.cycle
-                    .map(|hit| reminders::cycle(hit.tools, hit.repeats))
-            })
-            .or_else(|| step.similar.then(|| reminders::similar(tool, near)))
+            .or_else(|| cycle.map(|hit| reminders::cycle(hit.tools, hit.repeats)))
+            .or_else(|| similar.then(|| reminders::similar(tool, near)))
             .or_else(|| {
                 let window = self.config.no_progress.map_or(0, |c| c.window as u64);
-                step.no_progress
-                    .then(|| reminders::no_progress(tool, unchanged, window))
+                no_progress.then(|| reminders::no_progress(tool, unchanged, window))
             })
             .or_else(|| {
                 let window = self.config.failures.map_or(0, |c| c.window as u64);
-                step.failures
-                    .then(|| reminders::failures(tool, failed, window))
+                failures.then(|| reminders::failures(tool, failed, window))
             }))
     }
 

@@ -27,23 +27,25 @@ export function spread(sessions, strata, { outcomes, holds = () => false, rounds
     if (!groups.has(group)) groups.set(group, [])
     groups.get(group).push(j)
   })
+  // Each outcome's sessions are drawn within their groups, so every resample has as many of them.
+  const totals = Object.fromEntries(outcomes.map((o) => [o, sessions[0].filter(({ outcome }) => outcome === o).length]))
   const drawn = sessions.map(() => Object.fromEntries(outcomes.map((outcome) => [outcome, []])))
   const held = sessions.map(() => 0)
   for (let round = 0; round < rounds; round++) {
-    const counts = sessions.map(() => Object.fromEntries(outcomes.map((outcome) => [outcome, [0, 0]])))
+    const reminded = sessions.map(() => Object.fromEntries(outcomes.map((outcome) => [outcome, 0])))
     for (const members of groups.values()) {
       for (let k = 0; k < members.length; k++) {
         const j = members[Math.floor(next() * members.length)]
         sessions.forEach((list, i) => {
-          const count = counts[i][list[j].outcome]
-          count[0] += list[j].first === null ? 0 : 1
-          count[1]++
+          if (list[j].first !== null) reminded[i][list[j].outcome]++
         })
       }
     }
-    const shares = counts.map((byOutcome) => Object.fromEntries(outcomes.map((o) => [o, byOutcome[o][1] ? byOutcome[o][0] / byOutcome[o][1] : null])))
-    shares.forEach((byOutcome, i) => outcomes.forEach((o) => byOutcome[o] !== null && drawn[i][o].push(byOutcome[o])))
-    shares.forEach((_, i) => { if (holds(shares, i)) held[i]++ })
+    const shares = reminded.map((byOutcome) => Object.fromEntries(outcomes.map((o) => [o, totals[o] ? byOutcome[o] / totals[o] : null])))
+    shares.forEach((byOutcome, i) => {
+      for (const o of outcomes) if (totals[o]) drawn[i][o].push(byOutcome[o])
+      if (holds(shares, i)) held[i]++
+    })
   }
   const intervals = drawn.map((byOutcome) => Object.fromEntries(outcomes.map((o) => {
     const values = byOutcome[o].sort((a, b) => a - b)

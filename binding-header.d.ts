@@ -32,7 +32,7 @@ export interface Config {
   similar?: { minCalls?: number; similarity?: number }
   /** Opt-in: remind when `minCalls` (default 6) of the agent's last `window` (default 16) calls are the same call with the same result, volatile parts (numbers, ids, timestamps) left out. Default: off. */
   noProgress?: { minCalls?: number; window?: number }
-  /** Opt-in: remind when `minCalls` (default 4) of the agent's last `window` (default 8) calls are one tool failing with the same error, whatever its arguments (a result flagged `isError: true`, or with an error word such as `error`, `not found` or `failed` in its first 512 bytes), volatile parts left out. Default: off. */
+  /** Opt-in: remind when `minCalls` (default 3) of the agent's last `window` (default 8) calls are one tool failing with the same error, with other arguments each time (a result flagged `isError: true`, or with an error word such as `error`, `not found` or `failed` in its first 512 bytes), volatile parts left out. Calls with the same arguments count once: the same call failing again is a repeat, for the run rule and `noProgress`. Default: off. */
   failures?: { minCalls?: number; window?: number }
   /** Opt-in: identical calls made together in one model response count once (the agent's last call again in the same response neither grows its run nor brings a reminder); the same call in the next response does. The plugin tells responses apart by the harness's steps; the class by `nextResponse(agentId)`. Default: `false`. */
   perResponse?: boolean

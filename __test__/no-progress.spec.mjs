@@ -1,6 +1,6 @@
 // The detections that read results, through the RepeatToolGuard class (the addon suite):
 // noProgress (the same call returning the same result again, back to back or with other calls
-// between) and failures (one tool failing with the same error, whatever its arguments), results
+// between) and failures (one tool failing with the same error, with other arguments each time), results
 // compared without their volatile parts; validation; profile: 'recommended' and the keys that
 // override it; stopAt.
 import test from 'ava'
@@ -79,8 +79,10 @@ test('noProgress validation: an object; minCalls 2 to 64; window minCalls to 64'
 test("profile 'recommended' turns noProgress and failures on at their defaults and similar at (8, 0.9); an explicit key overrides each", (t) => {
   const recommended = new RepeatToolGuard({ profile: 'recommended' })
   t.true(recommended.takesResults)
-  // The loop's `cd build` fails the same way each time: failures (4 in 8) at the 4th, then noProgress (6 in 16).
-  t.deepEqual(fired(recommended, loop(6)), [[7, 'failure', 4], [11, 'noProgress', 6]])
+  // The loop's `cd build` is one call failing the same way each time: noProgress (6 in 16), not failures.
+  t.deepEqual(fired(recommended, loop(6)), [[11, 'noProgress', 6]])
+  // A build retried with other flags each time, failing the same way: failures (3 in 8).
+  t.deepEqual(fired(new RepeatToolGuard({ profile: 'recommended' }), retries(4)), [[3, 'failure', 3]])
   const tuned = new RepeatToolGuard({ profile: 'recommended', noProgress: { minCalls: 3, window: 6 }, failures: { minCalls: 8 } })
   t.deepEqual(fired(tuned, loop(6)), [[5, 'noProgress', 3], [11, 'noProgress', 3]], 'again once the call it came at has left the window')
   // 8 near-identical calls in a row bring `similar`; 7 do not.
@@ -116,7 +118,7 @@ const FAILURES = (tool, count, window) => `Repeated tool failures detected:\n- t
 /** A build retried with other flags each time, failing the same way (the path's line number aside). */
 const retries = (n) => Array.from({ length: n }, (_, i) => ['bash', { command: `./mvnw test -q -Dretry=${i}` }, result(`./mvnw: line ${40 + i}: JAVA_HOME is not defined correctly; cannot execute`)])
 
-test('failures: one tool failing with the same error, whatever the arguments, reminds at minCalls in the window', (t) => {
+test('failures: one tool failing with the same error, with other arguments each time, reminds at minCalls in the window', (t) => {
   const guard = new RepeatToolGuard({ failures: { minCalls: 3, window: 6 } })
   const reminders = retries(4).map(([tool, args, res]) => guard.observe('a', tool, args, res))
   t.deepEqual(reminders.map((r, i) => r && [i + 1, r.tier, r.count]).filter(Boolean), [[3, 'failure', 3]], 'once, not again while the call it came at is in the window')
@@ -124,8 +126,18 @@ test('failures: one tool failing with the same error, whatever the arguments, re
   t.is(guard.stats().failure, 1)
   t.true(guard.takesResults)
   const defaults = new RepeatToolGuard({ failures: {} })
-  t.deepEqual(fired(defaults, retries(5)), [[4, 'failure', 4]], '(4 in 8)')
+  t.deepEqual(fired(defaults, retries(5)), [[3, 'failure', 3]], '(3 in 8)')
   t.deepEqual(fired(new RepeatToolGuard(), retries(5)), [], 'off by default')
+})
+
+test('failures: the same call failing again counts once; repeats are the run rule\'s and noProgress\'s', (t) => {
+  const only = new RepeatToolGuard({ failures: { minCalls: 3, window: 8 } })
+  t.deepEqual(fired(only, loop(8)), [], 'one call failing the same way between edits')
+  const [first, second] = retries(2)
+  const calls = [first, first, second, first, second]
+  t.deepEqual(fired(new RepeatToolGuard({ failures: { minCalls: 3, window: 8 } }), calls), [], 'two arguments, five failures')
+  const third = retries(3)[2]
+  t.deepEqual(fired(new RepeatToolGuard({ failures: { minCalls: 3, window: 8 } }), [...calls, third]), [[6, 'failure', 3]])
 })
 
 test('failures: what counts is a failure (isError, or an error said first) of the same tool with the same error', (t) => {

@@ -13,8 +13,9 @@ export const CONFIGS = [
   { label: 'noProgress (6 in 16)', config: { noProgress: { minCalls: 6, window: 16 } } },
   { label: 'noProgress (5 in 24)', config: { noProgress: { minCalls: 5, window: 24 } } },
   { label: 'failures (3 in 6)', config: { failures: { minCalls: 3, window: 6 } } },
+  { label: 'failures (3 in 8)', config: { failures: { minCalls: 3, window: 8 } } },
+  { label: 'failures (3 in 12)', config: { failures: { minCalls: 3, window: 12 } } },
   { label: 'failures (4 in 8)', config: { failures: { minCalls: 4, window: 8 } } },
-  { label: 'failures (5 in 12)', config: { failures: { minCalls: 5, window: 12 } } },
   { label: 'perResponse', config: { perResponse: true } },
   { label: "profile 'recommended'", config: { profile: 'recommended' } },
 ]

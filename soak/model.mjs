@@ -1,7 +1,7 @@
 // A small model of the guard's behaviour, written from the documented rules (README, "Opt-in
 // features"), independent of the guard's code: which calls count, how runs grow (without the keys
 // ignoreArguments names), near-identical runs (similar), the windows of noProgress and failures
-// (results without their volatile parts, failures as the README tells them), a response's
+// (results without their volatile parts, failures as the README tells them, once per arguments), a response's
 // repeats left out (perResponse), and which reminder each call brings. The soak feeds it the calls each context's waterfall sees and
 // compares its answer with the reminder the plugin actually folded into the decision.
 import { GENTLE, detailed } from '../__test__/oracle.mjs'
@@ -71,16 +71,18 @@ function isFailure(text) {
 }
 
 /** Takes `call` (null: one that never counts) into `window` (at most `size`); its count and whether it is due. */
-function pushWindow(window, call, { minCalls, window: size }) {
+function pushWindow(window, call, { minCalls, window: size }, args = null) {
   while (window.length >= size) window.shift()
   if (call === null) {
     window.push({ call, due: false })
     return { count: 0, due: false }
   }
   const equal = window.filter((held) => held.call === call)
-  const count = equal.length + 1
+  // With `args` (failures), calls with the same arguments count once.
+  const seen = new Set([args])
+  const count = 1 + equal.filter((held) => held.args === null || (!seen.has(held.args) && seen.add(held.args))).length
   const due = count >= minCalls && !equal.some((held) => held.due)
-  window.push({ call, due })
+  window.push({ call, args, due })
   return { count, due }
 }
 
@@ -138,7 +140,7 @@ export class GuardModel {
     this.similar = config.similar ? { minCalls: config.similar.minCalls ?? 5, similarity: config.similar.similarity ?? 0.85 } : null
     const window = (option, minCalls, size) => option && { minCalls: option.minCalls ?? minCalls, window: option.window ?? Math.max(size, option.minCalls ?? minCalls) }
     this.noProgress = window(config.noProgress, 6, 16)
-    this.failures = window(config.failures, 4, 8)
+    this.failures = window(config.failures, 3, 8)
     this.perResponse = config.perResponse === true
     this.clear()
   }
@@ -210,7 +212,7 @@ export class GuardModel {
     // noProgress and failures: the result as sameResultOnly compares it, without its volatile parts.
     const text = this.noProgress || this.failures ? canonicalize({ content: result?.content, isError: Boolean(result?.isError) }, this.keepProto) : null
     const same = this.noProgress ? pushWindow(chain.progress, JSON.stringify([key, normalized(text)]), this.noProgress) : null
-    const failed = this.failures ? pushWindow(chain.failed, isFailure(text) ? JSON.stringify([tool, normalized(text)]) : null, this.failures) : null
+    const failed = this.failures ? pushWindow(chain.failed, isFailure(text) ? JSON.stringify([tool, normalized(text)]) : null, this.failures, key) : null
     const tier = this.tier(tool, chain.run)
     let reminder = null
     if (tier) {

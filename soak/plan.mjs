@@ -83,9 +83,9 @@ export function planTurn(next, agent, { gate = false, subagents = true, proto = 
     } else if (r < 0.8) { // polling: same call, results that change and then settle
       const settle = int(next, 0, 4)
       for (let i = 0; i < int(next, 3, 8); i++) steps.push([{ tool: 'poll', json: '{"job":7}', output: `progress ${Math.min(i, settle)}` }])
-    } else if (r < 0.84) { // a tool failing the same way whatever its arguments (a counter in its message)
+    } else if (r < 0.84) { // a tool failing the same way for a few paths, some tried again (a counter in its message)
       const tool = pick(next, ['read', 'edit'])
-      for (let i = int(next, 2, 5); i > 0; i--) steps.push([{ tool, json: `{"path":"missing-${int(next, 0, 99)}"}`, output: `Error: no such file or directory (errno ${int(next, 1, 9)})` }])
+      for (let i = int(next, 2, 5); i > 0; i--) steps.push([{ tool, json: `{"path":"missing-${int(next, 0, 3)}"}`, output: `Error: no such file or directory (errno ${int(next, 1, 9)})` }])
     } else if (r < 0.9) { // two calls in one response, the same one twice or another
       steps.push([{ ...base }, next() < 0.5 ? { ...base } : { tool: pick(next, TOOLS), json: randomArguments(next, proto) }])
     } else {

@@ -55,14 +55,14 @@ test('similar: an excluded tool in between is transparent; another tracked tool 
   t.deepEqual((await runScript(guard, { similar: { minCalls: 3 } }, broken)).reminders, [])
 })
 
-test('failures: a tool that throws the same error for every path gets one failure reminder at the 4th call; the reference sees none', async (t) => {
+test('failures: a tool that throws the same error for every path gets one failure reminder at the 3rd call; the reference sees none', async (t) => {
   const script = () => [...times(5, (i) => callTool('read', { path: `src/missing-${i}.ts` })), say('done')]
   // The tool throws: rc.8 turns it into an error result (isError), which failures reads.
   const answer = (name) => { throw new Error(`${name}: the workspace is not mounted`) }
   const run = await runScript(guard, { failures: {} }, script(), answer)
-  t.deepEqual(run.reminders.map((r) => r.source.summary), ['read ✗ 4'])
-  t.true(run.reminders[0].text.startsWith('Repeated tool failures detected:\n- tool: read\n- same_error: 4 of the last 8 calls\n'), run.reminders[0].text)
-  t.deepEqual(run.events, [{ agent: 'agent-1', tool: 'read', count: 4, tier: 'failure' }])
+  t.deepEqual(run.reminders.map((r) => r.source.summary), ['read ✗ 3'])
+  t.true(run.reminders[0].text.startsWith('Repeated tool failures detected:\n- tool: read\n- same_error: 3 of the last 8 calls\n'), run.reminders[0].text)
+  t.deepEqual(run.events, [{ agent: 'agent-1', tool: 'read', count: 3, tier: 'failure' }])
   t.true(run.results.every((r) => r.isError), 'the tool results are the tool\'s own errors')
   t.deepEqual((await runScript(reference, {}, script(), answer)).reminders, [])
   t.deepEqual((await runScript(guard, {}, script(), answer)).reminders, [], 'off by default')

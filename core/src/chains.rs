@@ -8,7 +8,7 @@ use rustc_hash::FxBuildHasher;
 
 use crate::cycles::{CycleConfig, CycleHit, CycleTracker};
 use crate::key::{CallKey, KeyForm};
-use crate::progress::{CallDigest, Recent, WindowConfig};
+use crate::progress::{CallDigest, Counted, Recent, WindowConfig};
 use crate::similar::{SimilarConfig, SimilarRun};
 
 /// A chain before its first call has a run of 0, whatever its key.
@@ -52,7 +52,7 @@ pub struct Step<'a> {
     /// `noProgress`'s config and what it compares ([`crate::progress::compared`]).
     pub no_progress: Option<(&'a WindowConfig, CallDigest)>,
     /// `failures`' config and what it compares ([`crate::progress::compared`]).
-    pub failures: Option<(&'a WindowConfig, Option<CallDigest>)>,
+    pub failures: Option<(&'a WindowConfig, Option<Counted>)>,
 }
 
 /// What one tracked call did to its agent's chain ([`Chains::advance_extended`]).
@@ -68,7 +68,8 @@ pub struct Advanced {
     pub unchanged: u64,
     /// Whether that count brings `noProgress`'s reminder.
     pub no_progress: bool,
-    /// The same failure of the tool in the window, this one included (`failures`; 0: off).
+    /// The same failure of the tool in the window, once per arguments, this one included
+    /// (`failures`; 0: off).
     pub failed: u64,
     /// Whether that count brings `failures`' reminder.
     pub failures: bool,
@@ -208,10 +209,13 @@ impl Chains {
                 .push(&key, tool, config)
         });
         let (unchanged, no_progress) = no_progress.map_or((0, false), |(config, call)| {
-            extra
-                .recent
-                .get_or_insert_with(Default::default)
-                .push(Some(call), config)
+            extra.recent.get_or_insert_with(Default::default).push(
+                Some(Counted {
+                    digest: call,
+                    arguments: None,
+                }),
+                config,
+            )
         });
         let (failed, failures) = failures.map_or((0, false), |(config, failure)| {
             extra

@@ -357,7 +357,7 @@ pub const OPTIONS: &[OptionSpec] = &[
         shape: Shape::Object(&["minCalls", "window"]),
         ts_type: "{ minCalls?: number; window?: number }",
         default: "off",
-        doc: "Opt-in: remind when `minCalls` (default 4) of the agent's last `window` (default 8) calls are one tool failing with the same error, whatever its arguments (a result flagged `isError: true`, or with an error word such as `error`, `not found` or `failed` in its first 512 bytes), volatile parts left out.",
+        doc: "Opt-in: remind when `minCalls` (default 3) of the agent's last `window` (default 8) calls are one tool failing with the same error, with other arguments each time (a result flagged `isError: true`, or with an error word such as `error`, `not found` or `failed` in its first 512 bytes), volatile parts left out. Calls with the same arguments count once: the same call failing again is a repeat, for the run rule and `noProgress`.",
         errors: || window_errors("failures"),
         apply: |raw, config| {
             config.failures = window_option("failures", raw, progress::FAILURES)?.or(config.failures);

@@ -5,9 +5,10 @@
 //!   counts when its key and its normalized result equal an earlier call's in
 //!   the window.
 //! - `failures: { minCalls, window }`: one tool failing again and again with
-//!   the same error, whatever its arguments. A call counts when its result is
-//!   a failure and its tool and normalized result equal an earlier failed
-//!   call's in the window.
+//!   the same error, with other arguments each time. A call counts when its
+//!   result is a failure and its tool and normalized result equal an earlier
+//!   failed call's in the window, once per distinct arguments: the same call
+//!   failing again is a repeat, for the run rule and `noProgress`.
 //!
 //! The reminder comes when `minCalls` such calls are in the window together,
 //! and again for that call only once the call it came at has left the window
@@ -40,7 +41,7 @@ pub const NO_PROGRESS: WindowConfig = WindowConfig {
     window: 16.0,
 };
 pub const FAILURES: WindowConfig = WindowConfig {
-    min_calls: 4.0,
+    min_calls: 3.0,
     window: 8.0,
 };
 /// The largest window: per-agent state stays a few dozen digests.
@@ -74,19 +75,28 @@ pub struct WindowConfig {
     pub window: f64,
 }
 
-/// A call as a window holds it: a BLAKE3 digest of what its detection compares.
+/// A BLAKE3 digest of what a detection compares.
 pub(crate) type CallDigest = [u8; blake3::OUT_LEN];
 
-/// `noProgress`'s and `failures`' configs, each with what it compares for one call (`None`: off).
+/// A call as a window holds it: what its detection compares and, for `failures`, the digest of
+/// its arguments (the key), for calls with the same arguments count once.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Counted {
+    pub(crate) digest: CallDigest,
+    pub(crate) arguments: Option<CallDigest>,
+}
+
+/// `noProgress`'s and `failures`' configs, each with what it compares for one call (`None`: off;
+/// `failures`' `None` within: the call did not fail).
 pub(crate) type Compared<'a> = (
     Option<(&'a WindowConfig, CallDigest)>,
-    Option<(&'a WindowConfig, Option<CallDigest>)>,
+    Option<(&'a WindowConfig, Option<Counted>)>,
 );
 
-/// What `noProgress` and `failures` compare for the call `(key, tool)` with this result, one
-/// digest each: `noProgress` the call's key and its normalized result, `failures` (for a failure
-/// only) the tool and the normalized result. The result is read once, and only when one of them
-/// is on.
+/// What `noProgress` and `failures` compare for the call `(key, tool)` with this result:
+/// `noProgress` the digest of the call's key and its normalized result, `failures` (for a failure
+/// only) the digest of the tool and the normalized result, with the key's digest. The result is
+/// read once, and only when one of them is on.
 pub(crate) fn compared<'a>(
     no_progress: Option<&'a WindowConfig>,
     failures: Option<&'a WindowConfig>,
@@ -99,14 +109,16 @@ pub(crate) fn compared<'a>(
     }
     let failed = read_result(result, failures.is_some(), scratch)?;
     let normalized = scratch.normalized.as_slice();
-    let no_progress = no_progress.map(|config| {
+    let keyed = || {
         let mut hasher = blake3::Hasher::new();
         match key.form() {
             KeyForm::Inline(form) => hasher.update(b"i").update(form),
             KeyForm::Digest(hash) => hasher.update(b"d").update(&hash),
         };
-        (config, *hasher.update(normalized).finalize().as_bytes())
-    });
+        hasher
+    };
+    let no_progress =
+        no_progress.map(|config| (config, *keyed().update(normalized).finalize().as_bytes()));
     let failures = failures.map(|config| {
         let failure = failed.then(|| {
             let mut hasher = blake3::Hasher::new();
@@ -114,7 +126,10 @@ pub(crate) fn compared<'a>(
             for unit in tool {
                 hasher.update(&unit.to_le_bytes());
             }
-            *hasher.update(normalized).finalize().as_bytes()
+            Counted {
+                digest: *hasher.update(normalized).finalize().as_bytes(),
+                arguments: Some(*keyed().finalize().as_bytes()),
+            }
         });
         (config, failure)
     });
@@ -216,34 +231,45 @@ const ERROR_FLAG: &[u8] = br#""isError":true"#;
 /// An agent's last calls as one detection compares them.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Recent {
-    /// Each call's digest (`None`: a call that never counts), and whether the reminder came at it.
-    calls: VecDeque<(Option<CallDigest>, bool)>,
+    /// Each call (`None`: a call that never counts), and whether the reminder came at it.
+    calls: VecDeque<(Option<Counted>, bool)>,
 }
 
 impl Recent {
     /// Takes the agent's next tracked call; the number of equal calls in the
-    /// window (0 for a call that never counts), and whether the reminder is
-    /// due: they are at least `minCalls` and the call was not reminded of
-    /// since it last entered the window.
-    pub(crate) fn push(&mut self, call: Option<CallDigest>, config: &WindowConfig) -> (u64, bool) {
+    /// window, those with the same arguments once (0 for a call that never
+    /// counts), and whether the reminder is due: they are at least `minCalls`
+    /// and the call was not reminded of since it last entered the window.
+    pub(crate) fn push(&mut self, call: Option<Counted>, config: &WindowConfig) -> (u64, bool) {
         // Both validated integers in [2, MAX_WINDOW].
         let window = config.window as usize;
         while self.calls.len() >= window {
             self.calls.pop_front();
         }
-        let Some(digest) = call else {
+        let Some(call) = call else {
             self.calls.push_back((None, false));
             return (0, false);
         };
         let (mut equal, mut reminded) = (1, false);
-        for (held, at) in &self.calls {
-            if *held == call {
+        for (at, (held, due)) in self.calls.iter().enumerate() {
+            let Some(held) = held.filter(|held| held.digest == call.digest) else {
+                continue;
+            };
+            // Arguments already counted: the call's own, or an earlier equal call's.
+            let counted = held.arguments.is_some()
+                && (held.arguments == call.arguments
+                    || self.calls.iter().take(at).any(|(earlier, _)| {
+                        earlier.is_some_and(|earlier| {
+                            earlier.digest == call.digest && earlier.arguments == held.arguments
+                        })
+                    }));
+            if !counted {
                 equal += 1;
-                reminded |= *at;
             }
+            reminded |= *due;
         }
         let due = equal as f64 >= config.min_calls && !reminded;
-        self.calls.push_back((Some(digest), due));
+        self.calls.push_back((Some(call), due));
         (equal, due)
     }
 }
@@ -254,12 +280,8 @@ mod tests {
 
     use super::*;
 
-    /// `noProgress`'s and `failures`' digests of the call `(key, tool)` with this result.
-    fn compare(
-        key: &CallKey,
-        tool: &[u16],
-        result: Option<&str>,
-    ) -> (CallDigest, Option<CallDigest>) {
+    /// What `noProgress` and `failures` compare of the call `(key, tool)` with this result.
+    fn compare(key: &CallKey, tool: &[u16], result: Option<&str>) -> (Counted, Option<Counted>) {
         let config = WindowConfig {
             min_calls: 2.0,
             window: 2.0,
@@ -273,24 +295,31 @@ mod tests {
             &mut Scratch::default(),
         )
         .unwrap();
-        (no_progress.unwrap().1, failures.unwrap().1)
+        let digest = no_progress.unwrap().1;
+        (
+            Counted {
+                digest,
+                arguments: None,
+            },
+            failures.unwrap().1,
+        )
     }
 
     fn key(n: u8) -> CallKey {
         CallKey::from(&KeyForm::Inline(&[n]))
     }
 
-    fn same_call(key: &CallKey, result: &str) -> CallDigest {
+    fn same_call(key: &CallKey, result: &str) -> Counted {
         compare(key, &[0x67], Some(result)).0
     }
 
-    fn same_failure(tool: &[u16], result: &str) -> Option<CallDigest> {
-        compare(&key(0), tool, Some(result)).1
+    fn same_failure(tool: &[u16], arguments: u8, result: &str) -> Option<Counted> {
+        compare(&key(arguments), tool, Some(result)).1
     }
 
     /// A result as one call reads it: what `noProgress` compares, and whether it is a failure.
     struct Read {
-        digest: CallDigest,
+        digest: Counted,
         failed: bool,
     }
 
@@ -307,7 +336,7 @@ mod tests {
     }
 
     fn digest(json: &str) -> CallDigest {
-        read(json).digest
+        read(json).digest.digest
     }
 
     #[test]
@@ -339,7 +368,7 @@ mod tests {
             digest(r#"{"content":"face"}"#)
         );
         assert_ne!(digest(r#"{"content":"x1"}"#), digest(r#"{"content":"y1"}"#));
-        assert_ne!(digest(r#"{"content":""}"#), read_as(None).digest);
+        assert_ne!(digest(r#"{"content":""}"#), read_as(None).digest.digest);
     }
 
     #[test]
@@ -429,28 +458,50 @@ mod tests {
     }
 
     #[test]
-    fn failures_count_one_tool_and_error_whatever_the_arguments() {
+    fn failures_count_one_tool_and_error_once_per_arguments() {
         let config = WindowConfig {
             min_calls: 3.0,
             window: 4.0,
         };
         let (missing, ok) = (r#""cd: x: No such file or directory""#, r#""done""#);
         let (cd, ls): (&[u16], &[u16]) = (&[0x63, 0x64], &[0x6c, 0x73]);
+        let hits = |calls: &[(&[u16], u8, &str)]| {
+            let mut recent = Recent::default();
+            let hits: Vec<Option<u64>> = calls
+                .iter()
+                .map(|&(tool, arguments, result)| {
+                    due(recent.push(same_failure(tool, arguments, result), &config))
+                })
+                .collect();
+            hits
+        };
+        // The sixth: three of cd's same error, with three arguments, among the last four calls
+        // (the first has left).
+        let retries = [
+            (cd, 1, missing),
+            (ls, 2, missing),
+            (cd, 3, missing),
+            (cd, 4, ok),
+            (cd, 5, missing),
+            (cd, 6, missing),
+        ];
+        assert_eq!(hits(&retries), [None, None, None, None, None, Some(3)]);
+        // The same call failing again counts once: a repeat is the run rule's and noProgress's.
+        let again = [
+            (cd, 1, missing),
+            (cd, 1, missing),
+            (cd, 1, missing),
+            (cd, 2, missing),
+        ];
+        assert_eq!(hits(&again), [None, None, None, None]);
         let mut recent = Recent::default();
-        let hits: Vec<Option<u64>> = [
-            (cd, missing),
-            (ls, missing),
-            (cd, missing),
-            (cd, ok),
-            (cd, missing),
-            (cd, missing),
-        ]
-        .iter()
-        .map(|&(tool, result)| due(recent.push(same_failure(tool, result), &config)))
-        .collect();
-        // The sixth: three of cd's same error among the last four calls (the first has left).
-        assert_eq!(hits, [None, None, None, None, None, Some(3)]);
+        let counts: Vec<u64> = [1, 1, 2, 1, 2, 3]
+            .iter()
+            .map(|&arguments| recent.push(same_failure(cd, arguments, missing), &config).0)
+            .collect();
+        assert_eq!(counts, [1, 1, 2, 2, 2, 3]);
         // A call that is not a failure never counts, nor brings a reminder.
-        assert_eq!(recent.push(same_failure(cd, ok), &config), (0, false));
+        let mut recent = Recent::default();
+        assert_eq!(recent.push(same_failure(cd, 1, ok), &config), (0, false));
     }
 }

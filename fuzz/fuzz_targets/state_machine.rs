@@ -10,7 +10,8 @@
 //! similar, noProgress, failures, stopAt, perResponse), which the model implements its own way: cycles from
 //! each agent's whole history of calls, ignored keys cut out of the canonical text by a scanner
 //! of its own, similarity as bigram counts in a map, the windows of noProgress and failures as
-//! lists of texts (results normalized and failures told by a reading of its own), not digests.
+//! lists of texts (results normalized, failures told by a reading of its own and counted once per
+//! canonical arguments), not digests.
 #![no_main]
 
 // One module per concern: what ops and calls are drawn from, the model, and the configs.
@@ -302,13 +303,13 @@ fn observe(
     let normal = result_text.as_deref().map(normalized);
     let (unchanged, no_progress) = model.no_progress.map_or((0, false), |(min_calls, size)| {
         let call = (tool.to_vec(), canonical.clone(), normal.clone());
-        push_window(&mut state.progress, Some(call), min_calls, size)
+        push_window(&mut state.progress, Some((call, None)), min_calls, size)
     });
     let (failed, failures) = model.failures.map_or((0, false), |(min_calls, size)| {
         let failure = result_text
             .as_deref()
             .is_some_and(is_failure)
-            .then(|| (tool.to_vec(), normal.clone()));
+            .then(|| ((tool.to_vec(), normal.clone()), Some(canonical.clone())));
         push_window(&mut state.failures, failure, min_calls, size)
     });
     let cycle = model.cycles.and_then(|(max_period, repeats)| {

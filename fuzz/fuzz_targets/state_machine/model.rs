@@ -43,20 +43,23 @@ pub(crate) struct AgentModel {
     /// `noProgress`' window: (tool, canonical arguments, normalized result) per call, and whether
     /// its reminder was due at it.
     pub(crate) progress: Window<(Vec<u16>, String, Option<String>)>,
-    /// `failures`' window: (tool, normalized result) per failed call, `None` for any other.
+    /// `failures`' window: (tool, normalized result) per failed call, with its canonical
+    /// arguments; `None` for any other call.
     pub(crate) failures: Window<(Vec<u16>, Option<String>)>,
     /// Whether the last call was made in the current model response (`perResponse`).
     pub(crate) in_response: bool,
 }
 
-/// A detection's last calls, each with whether its reminder was due at it.
-pub(crate) type Window<T> = Vec<(Option<T>, bool)>;
+/// A detection's last calls, each what it compares with, for `failures`, the call's canonical
+/// arguments, and whether its reminder was due at it.
+pub(crate) type Window<T> = Vec<(Option<(T, Option<String>)>, bool)>;
 
-/// Takes the next call into `window` (at most `size` kept); the count of equal calls in it, and
-/// whether the reminder is due (at least `min_calls`, none of them reminded of). `None` never counts.
+/// Takes the next call into `window` (at most `size` kept); the count of equal calls in it, those
+/// with the same arguments once, and whether the reminder is due (at least `min_calls`, none of
+/// them reminded of). `None` never counts.
 pub(crate) fn push_window<T: PartialEq>(
     window: &mut Window<T>,
-    call: Option<T>,
+    call: Option<(T, Option<String>)>,
     min_calls: u64,
     size: usize,
 ) -> (u64, bool) {
@@ -67,11 +70,21 @@ pub(crate) fn push_window<T: PartialEq>(
         window.push((None, false));
         return (0, false);
     };
-    let equal = window
+    let equal: Vec<_> = window
         .iter()
-        .filter(|(held, _)| held.as_ref() == Some(&call));
-    let reminded = equal.clone().any(|(_, at)| *at);
-    let count = equal.count() as u64 + 1;
+        .filter_map(|(held, at)| {
+            held.as_ref()
+                .filter(|(compared, _)| *compared == call.0)
+                .map(|(_, arguments)| (arguments, *at))
+        })
+        .collect();
+    let reminded = equal.iter().any(|(_, at)| *at);
+    let mut seen = std::collections::HashSet::new();
+    seen.insert(call.1.clone());
+    let count = 1 + equal
+        .iter()
+        .filter(|(arguments, _)| arguments.is_none() || seen.insert((*arguments).clone()))
+        .count() as u64;
     let due = count >= min_calls && !reminded;
     window.push((Some(call), due));
     (count, due)

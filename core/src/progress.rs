@@ -23,7 +23,7 @@
 //! [`FAILURE_PREFIX`] bytes hold one of [`FAILURE_WORDS`] at the start of a
 //! word, in any case: tools that report errors as text (shells, editors) are
 //! read as the model reads them. Per agent the guard keeps one 32-byte digest
-//! per call of the window, never a copy.
+//! per call of the window (for a failure, its arguments' too), never a copy.
 
 use std::collections::VecDeque;
 use std::mem::take;

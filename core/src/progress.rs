@@ -252,14 +252,14 @@ impl Recent {
         };
         let (mut equal, mut reminded) = (1, false);
         for (at, (held, due)) in self.calls.iter().enumerate() {
-            let Some(held) = held.filter(|held| held.digest == call.digest) else {
+            let Some(held) = held.as_ref().filter(|held| held.digest == call.digest) else {
                 continue;
             };
             // Arguments already counted: the call's own, or an earlier equal call's.
             let counted = held.arguments.is_some()
                 && (held.arguments == call.arguments
                     || self.calls.iter().take(at).any(|(earlier, _)| {
-                        earlier.is_some_and(|earlier| {
+                        earlier.as_ref().is_some_and(|earlier| {
                             earlier.digest == call.digest && earlier.arguments == held.arguments
                         })
                     }));

@@ -117,13 +117,15 @@ process.stdout.write(`${count} sessions, ${calls} calls, from ${dir}${distinctCu
 process.stdout.write(`${rows.map((row, r) => `| ${row.join(' | ')} |${r === 0 ? `\n|${row.map((_, c) => (c < 2 ? ' --- |' : ' ---: |')).join('')}` : ''}`).join('\n')}\n\n`)
 process.stdout.write('† re-implemented from its documented rule (scripts/peers.mjs names where)\n')
 // Per detector, on the budget sessions both it and the defaults remind: its first reminder before,
-// at or after the defaults' (all sources).
-process.stdout.write(`\nFirst reminder against the defaults' on the budget sessions both remind (earlier / at the same call / later):\n`)
+// at or after the defaults', and the median of how far into those sessions each came (all sources).
+process.stdout.write(`\nFirst reminder against the defaults' on the budget sessions both remind (earlier / at the same call / later; median how far in, against the defaults'):\n`)
 all.forEach((sessions, i) => {
   if (i === 0) return
   const both = sessions.map((s, j) => [s, all[0][j]]).filter(([s, d]) => s.outcome === 'budget' && s.first !== null && d.first !== null)
   const [earlier, same, later] = [(a, b) => a < b, (a, b) => a === b, (a, b) => a > b].map((test) => both.filter(([s, d]) => test(s.first, d.first)).length)
-  process.stdout.write(`- ${detectors[i]}: ${earlier} / ${same} / ${later}\n`)
+  const [own, defaults] = [0, 1].map((k) => outcomeFigures(both.map((pair) => pair[k])).firstFraction)
+  const medians = both.length ? `; ${percent(own)} against ${percent(defaults)}` : ''
+  process.stdout.write(`- ${detectors[i]}: ${earlier} / ${same} / ${later}${medians}\n`)
 })
 // The target the recommended set is held to, here for any config: at least twice the defaults'
 // share of budget sessions, at most 1 % of resolved ones.

@@ -281,7 +281,7 @@ mod tests {
     use super::*;
 
     /// What `noProgress` and `failures` compare of the call `(key, tool)` with this result.
-    fn compare(key: &CallKey, tool: &[u16], result: Option<&str>) -> (Counted, Option<Counted>) {
+    fn compare(key: &CallKey, tool: &[u16], result: Option<&str>) -> (CallDigest, Option<Counted>) {
         let config = WindowConfig {
             min_calls: 2.0,
             window: 2.0,
@@ -295,22 +295,19 @@ mod tests {
             &mut Scratch::default(),
         )
         .unwrap();
-        let digest = no_progress.unwrap().1;
-        (
-            Counted {
-                digest,
-                arguments: None,
-            },
-            failures.unwrap().1,
-        )
+        (no_progress.unwrap().1, failures.unwrap().1)
     }
 
     fn key(n: u8) -> CallKey {
         CallKey::from(&KeyForm::Inline(&[n]))
     }
 
+    /// A call as `noProgress`'s window holds it.
     fn same_call(key: &CallKey, result: &str) -> Counted {
-        compare(key, &[0x67], Some(result)).0
+        Counted {
+            digest: compare(key, &[0x67], Some(result)).0,
+            arguments: None,
+        }
     }
 
     fn same_failure(tool: &[u16], arguments: u8, result: &str) -> Option<Counted> {
@@ -319,7 +316,7 @@ mod tests {
 
     /// A result as one call reads it: what `noProgress` compares, and whether it is a failure.
     struct Read {
-        digest: Counted,
+        digest: CallDigest,
         failed: bool,
     }
 
@@ -336,7 +333,7 @@ mod tests {
     }
 
     fn digest(json: &str) -> CallDigest {
-        read(json).digest.digest
+        read(json).digest
     }
 
     #[test]
@@ -368,7 +365,7 @@ mod tests {
             digest(r#"{"content":"face"}"#)
         );
         assert_ne!(digest(r#"{"content":"x1"}"#), digest(r#"{"content":"y1"}"#));
-        assert_ne!(digest(r#"{"content":""}"#), read_as(None).digest.digest);
+        assert_ne!(digest(r#"{"content":""}"#), read_as(None).digest);
     }
 
     #[test]

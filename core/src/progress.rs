@@ -255,14 +255,15 @@ impl Recent {
             let Some(held) = held.as_ref().filter(|held| held.digest == call.digest) else {
                 continue;
             };
-            // Arguments already counted: the call's own, or an earlier equal call's.
+            // Arguments already counted (the digests being equal, the same call): the call's own,
+            // or an earlier one's.
             let counted = held.arguments.is_some()
-                && (held.arguments == call.arguments
-                    || self.calls.iter().take(at).any(|(earlier, _)| {
-                        earlier.as_ref().is_some_and(|earlier| {
-                            earlier.digest == call.digest && earlier.arguments == held.arguments
-                        })
-                    }));
+                && (*held == call
+                    || self
+                        .calls
+                        .iter()
+                        .take(at)
+                        .any(|(earlier, _)| earlier.as_ref() == Some(held)));
             if !counted {
                 equal += 1;
             }

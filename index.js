@@ -8,7 +8,8 @@ import { createUserMessage } from '@deepseek-ai/dsh-llm'
 import { encode, transport, release, repeats, writeLongStringsInline } from './lib/encode.js'
 import { RepeatToolGuard, callOf, canonicalize, nativeOf } from './lib/guard.js'
 import { callsSinceLastPrompt, responseOf } from './lib/history.js'
-import { KNOWN_KEYS, OPTION_SCHEMA, unknownKeys } from './lib/options.js'
+import { unknownKeyWarning, unknownKeys } from './lib/keys.js'
+import { OPTION_SCHEMA } from './lib/options.js'
 
 const require = createRequire(import.meta.url)
 const binding = require('./lib/native.cjs')
@@ -62,7 +63,7 @@ export function guardOf(ctx) {
 
 /** One warning per config key the guard does not know (a typo such as `thresholdz`); nothing else changes. */
 function warnUnknownKeys(logger, config) {
-  for (const key of unknownKeys(config)) logger.warn('unknown config key %s is ignored (known keys: %s)', JSON.stringify(key), KNOWN_KEYS.join(', '))
+  for (const key of unknownKeys(config)) logger.warn('%s', unknownKeyWarning(key))
 }
 
 export function apply(ctx, config) {

@@ -1,6 +1,14 @@
 #!/usr/bin/env node
-// The dsh-repeat-tool-guard command (`replay`; see --help). It runs on the Nodes the package
-// supports; reading a harness session log needs Node >= 22.19, as the harness does, and the
-// command says so when it meets one on an older Node.
-const { main } = await import('./main.js')
-process.exitCode = await main(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr })
+// The dsh-repeat-tool-guard command: `hook` (one host event on stdin) and `replay` (see --help).
+// `hook` runs on every tool call of an agent, so it loads only its own modules. It runs on the
+// Nodes the package supports; reading a harness session log needs Node >= 22.19, as the harness
+// does, and the command says so when it meets one on an older Node.
+const argv = process.argv.slice(2)
+const io = { stdout: process.stdout, stderr: process.stderr }
+if (argv[0] === 'hook') {
+  const { runHook } = await import('./hook.js')
+  process.exitCode = await runHook(argv.slice(1), io)
+} else {
+  const { main } = await import('./main.js')
+  process.exitCode = await main(argv, io)
+}

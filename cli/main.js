@@ -5,8 +5,8 @@ import { access, stat, writeFile } from 'node:fs/promises'
 import { constants } from 'node:fs'
 import { dirname } from 'node:path'
 
-import { RepeatToolGuard } from '../index.js'
-import { KNOWN_KEYS, unknownKeys } from '../lib/options.js'
+import { RepeatToolGuard } from '../lib/guard.js'
+import { unknownKeyWarning, unknownKeys } from '../lib/keys.js'
 import { guardInputs } from '../lib/history.js'
 import { readRuns } from './formats/index.js'
 import { OlderShape } from './formats/harness.js'
@@ -123,7 +123,7 @@ async function runCommand(argv, { stdout, stderr, now }) {
   }
   const replay = new Replay(command.configs.map(({ config }) => config))
   for (const { label, config } of command.configs) {
-    for (const key of unknownKeys(config)) stderr.write(`replay: warning: ${label}: unknown config key ${JSON.stringify(key)} is ignored (known keys: ${KNOWN_KEYS.join(', ')})\n`)
+    for (const key of unknownKeys(config)) stderr.write(`replay: warning: ${label}: ${unknownKeyWarning(key)}\n`)
   }
   const errors = []
   const warnings = []

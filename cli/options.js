@@ -1,12 +1,8 @@
-// The replay command's options (node's util.parseArgs) and its config files: a cordis.yml with a
-// repeat-tool-guard entry, or a YAML or JSON file holding the config object itself.
-import { readFile } from 'node:fs/promises'
+// The replay command's options (node's util.parseArgs); its config files are read by config-file.js.
 import { parseArgs } from 'node:util'
 
-import { importPeer } from './peers.js'
+import { ConfigFileError, loadConfig as loadConfigFile } from './config-file.js'
 import { FORMATS } from './formats/index.js'
-
-export const PACKAGE = '@deepseek-ai/dsh-repeat-tool-guard'
 
 export const HELP = `Usage: dsh-repeat-tool-guard replay <file or directory>... [options]
 
@@ -120,45 +116,11 @@ function parseThresholds(text) {
   return items.map(Number)
 }
 
-/** The config object in `path`: a cordis.yml's repeat-tool-guard entry, or the whole document. */
-export async function loadConfig(path) {
-  let text
+/** The config in the file at `path`, its errors as usage errors (exit code 2). */
+async function loadConfig(path) {
   try {
-    text = await readFile(path, 'utf8')
+    return await loadConfigFile(path)
   } catch (error) {
-    throw new UsageError(error.code === 'ENOENT' ? `no such file: ${path}` : `cannot read ${path}: ${error.message}`)
-  }
-  return configOf(text, path)
-}
-
-/** The config object in `text`, a file's content as `loadConfig` takes it; `path` names it in errors. */
-export async function configOf(text, path) {
-  const { default: yaml } = await importPeer('js-yaml')
-  let document
-  try {
-    document = yaml.load(text, { filename: path })
-  } catch (error) {
-    throw new UsageError(`${path}: not valid YAML or JSON: ${error.message}`)
-  }
-  if (document === undefined || document === null) return {}
-  const entries = []
-  findEntries(document, entries)
-  if (entries.length > 1) throw new UsageError(`${path}: ${entries.length} repeat-tool-guard entries; keep one`)
-  if (entries.length === 1) return { ...entries[0].config }
-  if (Array.isArray(document)) throw new UsageError(`${path}: a plugin list without a repeat-tool-guard entry (name: ${PACKAGE})`)
-  if (typeof document !== 'object') throw new UsageError(`${path}: expected the guard's config object or a cordis.yml`)
-  return { ...document }
-}
-
-/** Collects the plugin entries naming this package, at any depth of a cordis.yml. */
-function findEntries(node, entries) {
-  if (Array.isArray(node)) {
-    for (const item of node) findEntries(item, entries)
-  } else if (node !== null && typeof node === 'object') {
-    if (node.name === PACKAGE || node.name === 'dsh-repeat-tool-guard') {
-      entries.push(node)
-      return
-    }
-    if ('name' in node || 'id' in node) findEntries(node.config, entries)
+    throw error instanceof ConfigFileError ? new UsageError(error.message) : error
   }
 }

@@ -4,7 +4,7 @@
 // sessions say how they ended, the figures per outcome.
 import { isAbsolute, relative } from 'node:path'
 
-import { TIERS } from '../lib/options.js'
+import { TIERS } from '../lib/keys.js'
 
 /** Buckets a session's timeline is drawn in (the HTML report draws call density, not each call). */
 export const TIMELINE_BINS = 120

@@ -1,5 +1,5 @@
-// The config schema's fields and the known keys: one per option that core/src/options.rs
-// declares, rendered from it between the OPTIONS lines.
+// The config schema the cordis plugin declares: one field per option that core/src/options.rs
+// declares, rendered from it between the OPTIONS lines. The known keys and tiers are in keys.js.
 import Schema from '@deepseek-ai/schemastery'
 
 // `any` on purpose: the native constructor validates every value with the documented
@@ -25,20 +25,3 @@ export const OPTION_SCHEMA = Schema.object({
   resume: Schema.any().description('Opt-in: an agent resumed on a persisted session continues its chains, rebuilt from the session\'s calls since the last user prompt. Default: false.'),
 })
 // END OPTIONS
-
-/** Every reminder tier, in the order stats and reports list them. */
-// BEGIN TIERS: rendered from core/src/reminders.rs, checked by core/tests/options.rs
-export const TIERS = ['gentle', 'detailed', 'cycle', 'similar', 'noProgress', 'failure', 'stop']
-// END TIERS
-
-/** Every config key the guard knows, in the order it validates them. */
-export const KNOWN_KEYS = Object.keys(OPTION_SCHEMA.dict)
-
-/**
- * The keys of `config` the guard does not know (a typo such as `thresholdz`), each warned about and ignored.
- * None for a config that is not an object, an array included: the guard rejects it with one message of its own.
- */
-export function unknownKeys(config) {
-  if (config === null || typeof config !== 'object' || Array.isArray(config)) return []
-  return Object.keys(config).filter((key) => !KNOWN_KEYS.includes(key))
-}

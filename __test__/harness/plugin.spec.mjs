@@ -6,7 +6,7 @@ import * as reference from '@deepseek-ai/dsh-repeat-tool-reminder'
 import * as guard from '../../index.js'
 import { boot, callTool, say, reminders, toolResults, createUserMessage, warningsOf } from '../support/scripted.mjs'
 import { GENTLE, detailed } from '../oracle.mjs'
-import { KNOWN_KEYS } from '../../lib/options.js'
+import { KNOWN_KEYS } from '../../lib/keys.js'
 
 const times = (n, make) => Array.from({ length: n }, (_, i) => make(i))
 
@@ -230,8 +230,8 @@ test('an unknown config key gets one warning naming it and the known keys; the t
   const known = KNOWN_KEYS.join(', ')
   t.true(known.startsWith('thresholds, argumentsPreviewChars, include, exclude, profile, '), known)
   t.deepEqual(warnings.map((w) => w.args.map(String).join(' ')), [
-    `unknown config key %s is ignored (known keys: %s) "thresholdz" ${known}`,
-    `unknown config key %s is ignored (known keys: %s) "exclude_tools" ${known}`,
+    `%s unknown config key "thresholdz" is ignored (known keys: ${known})`,
+    `%s unknown config key "exclude_tools" is ignored (known keys: ${known})`,
   ])
   t.deepEqual(ours.reminders.map((r) => r.text), [GENTLE, detailed('grep', 3, '{"q":1}')])
   t.deepEqual(ours.reminders.map((r) => [r.seq, r.text]), theirs.reminders.map((r) => [r.seq, r.text]))

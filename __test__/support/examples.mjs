@@ -21,7 +21,7 @@
 // A block whose info string is `text reminder <n>` is the full text of the reminder at call <n> of
 // the nearest example above it. Every other line is a mistake in the example, reported by its test.
 import { readFileSync, readdirSync } from 'node:fs'
-import { configOf } from '../../cli/options.js'
+import { configOf } from '../../cli/config-file.js'
 
 const ROOT = new URL('../../', import.meta.url)
 

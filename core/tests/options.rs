@@ -1,5 +1,5 @@
-//! The config options are declared once, in `OPTIONS`; the schema and known
-//! keys (`lib/options.js`), the `Config` interface (`binding-header.d.ts`) and the
+//! The config options are declared once, in `OPTIONS`; the schema (`lib/options.js`), the known keys
+//! (`lib/keys.js`), the `Config` interface (`binding-header.d.ts`) and the
 //! options table in docs/CONFIGURATION.md are rendered from that declaration between their
 //! `BEGIN OPTIONS` and `END OPTIONS` lines, and compared here.
 //! `UPDATE_OPTIONS=1 cargo test -p repeat-tool-guard-core --test options`
@@ -93,6 +93,18 @@ fn lib_options_js_declares_the_schema_of_every_option() {
 }
 
 #[test]
+fn lib_keys_js_lists_every_option() {
+    let names: Vec<String> = OPTIONS.iter().map(|option| js_string(option.name)).collect();
+    let out = format!("export const KNOWN_KEYS = [{}]\n", names.join(", "));
+    check(
+        "lib/keys.js",
+        "// BEGIN KEYS: rendered from core/src/options.rs, checked by core/tests/options.rs\n",
+        "// END KEYS\n",
+        &out,
+    );
+}
+
+#[test]
 fn binding_header_declares_the_config_interface_of_every_option() {
     let mut out = String::from("export interface Config {\n");
     for option in OPTIONS {
@@ -136,10 +148,10 @@ fn binding_header_declares_the_tiers_and_the_stats_of_each() {
 }
 
 #[test]
-fn lib_options_js_lists_the_tiers() {
+fn lib_keys_js_lists_the_tiers() {
     let out = format!("export const TIERS = [{}]\n", tier_names().join(", "));
     check(
-        "lib/options.js",
+        "lib/keys.js",
         "// BEGIN TIERS: rendered from core/src/reminders.rs, checked by core/tests/options.rs\n",
         "// END TIERS\n",
         &out,

@@ -1,0 +1,220 @@
+// `dsh-repeat-tool-guard hook`: one host event on stdin, the answer in the host's protocol on stdout.
+// A new process per event: the session's chains are rebuilt from its state file (hook-state.js) by
+// restoring its calls into a RepeatToolGuard, the event is counted, and the state written back.
+// Never in the way: whatever goes wrong lets the call go ahead (exit 0, no answer) with one line on
+// stderr, but a bad config, which exits 1 with the plugin's message (every host shows it to the
+// user without blocking; exit 2 would block the call).
+import { existsSync, readFileSync } from 'node:fs'
+import { homedir } from 'node:os'
+import { dirname, join } from 'node:path'
+import { parseArgs } from 'node:util'
+
+import { RepeatToolGuard } from '../lib/guard.js'
+import { unknownKeyWarning, unknownKeys } from '../lib/keys.js'
+import { ConfigFileError, loadConfig } from './config-file.js'
+import { SessionStore, MAX_CALLS, MAX_SEEN, defaultStateDir } from './hook-state.js'
+import { DIALECTS, hostOf } from './hosts.js'
+import { MissingPackagesError } from './peers.js'
+
+export const HOOK_HELP = `Usage: dsh-repeat-tool-guard hook [options] < event.json
+
+Reads one hook event of Claude Code, Codex, Gemini CLI, Copilot CLI or Cursor
+on stdin and answers in that host's protocol: a reminder as additional context
+after a call that loops, and with stopAt, the turn's end. See docs/HOSTS.md.
+
+Options:
+  --config <file>     The guard's config (JSON or YAML). Default: the first
+                      .repeat-tool-guard.json, .yaml or .yml from the event's
+                      cwd up, else ~/.config/dsh-repeat-tool-guard/config.json,
+                      .yaml or .yml, else the defaults
+  --state-dir <dir>   Where sessions' state lives. Default:
+                      $DSH_REPEAT_TOOL_GUARD_STATE, else
+                      $XDG_STATE_HOME/dsh-repeat-tool-guard (~/.local/state/...)
+  --host <name>       The host's protocol: ${Object.keys(DIALECTS).join(', ')}
+                      (default: told from the event)
+  -h, --help          This help
+
+Exit codes: 0 (also when the guard fails: the call goes ahead, the problem is
+on stderr), 1 a bad config or option (shown to the user, the call goes ahead).
+`
+
+const OPTIONS = {
+  config: { type: 'string' },
+  'state-dir': { type: 'string' },
+  host: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+}
+
+/** A problem of the user's making (an option, the config): exit code 1, which no host reads as "block". */
+class SetupError extends Error {}
+
+const CONFIG_NAMES = ['.repeat-tool-guard.json', '.repeat-tool-guard.yaml', '.repeat-tool-guard.yml']
+const USER_CONFIG_NAMES = ['config.json', 'config.yaml', 'config.yml']
+
+/** The config file for an event in `cwd`: the project's (from `cwd` up), else the user's, else none. */
+function findConfig(cwd, env) {
+  for (let dir = cwd; typeof dir === 'string' && dir !== ''; dir = dirname(dir)) {
+    for (const name of CONFIG_NAMES) if (existsSync(join(dir, name))) return join(dir, name)
+    if (dirname(dir) === dir) break
+  }
+  const home = join(env.XDG_CONFIG_HOME || join(homedir(), '.config'), 'dsh-repeat-tool-guard')
+  return USER_CONFIG_NAMES.map((name) => join(home, name)).find((path) => existsSync(path))
+}
+
+async function guardFor(path, stderr) {
+  let config = {}
+  if (path !== undefined) {
+    try {
+      config = await loadConfig(path)
+    } catch (error) {
+      if (error instanceof ConfigFileError || error instanceof MissingPackagesError) throw new SetupError(`repeat-tool-guard: ${error.message}`)
+      throw error
+    }
+  }
+  for (const key of unknownKeys(config)) stderr.write(`repeat-tool-guard: ${path}: ${unknownKeyWarning(key)}\n`)
+  try {
+    return { guard: new RepeatToolGuard(config), config }
+  } catch (error) {
+    // The plugin's own message, as the harness would show it, and where the config came from.
+    throw new SetupError(path === undefined ? error.message : `${error.message} (config: ${path})`)
+  }
+}
+
+/** Runs the hook with `argv` (after `hook`) and `input` (stdin's text); returns its exit code. */
+export async function hook(argv, { input, stdout, stderr, env = process.env }) {
+  try {
+    const answer = await answerEvent(argv, input, { stderr, env })
+    if (answer !== undefined) stdout.write(`${JSON.stringify(answer)}\n`)
+    return 0
+  } catch (error) {
+    if (error instanceof SetupError) {
+      stderr.write(`${error.message}\n`)
+      return 1
+    }
+    // Never in the way: the call goes ahead as if the guard were not there.
+    stderr.write(`repeat-tool-guard: hook: ${error?.message ?? error} (the call goes ahead unguarded)\n`)
+    return 0
+  }
+}
+
+async function answerEvent(argv, input, { stderr, env }) {
+  let values
+  try {
+    values = parseArgs({ args: argv, options: OPTIONS, strict: true }).values
+  } catch (error) {
+    throw new SetupError(`repeat-tool-guard: hook: ${error.message}; run dsh-repeat-tool-guard hook --help for the options`)
+  }
+  if (values.help) {
+    stderr.write(HOOK_HELP)
+    return undefined
+  }
+  if (values.host !== undefined && !Object.hasOwn(DIALECTS, values.host)) throw new SetupError(`repeat-tool-guard: hook: --host ${JSON.stringify(values.host)}: expected one of ${Object.keys(DIALECTS).join(', ')}`)
+  let payload
+  try {
+    payload = JSON.parse(input)
+  } catch (error) {
+    throw new Error(`stdin is not one JSON event: ${error.message}`)
+  }
+  if (payload === null || typeof payload !== 'object' || Array.isArray(payload)) throw new Error('stdin is not one JSON event object')
+  const host = values.host ?? hostOf(payload)
+  const dialect = DIALECTS[host]
+  if (dialect === undefined) throw new Error(`the ${host} protocol is not supported yet`)
+  const event = dialect.event(payload)
+  if (event === undefined) throw new Error(`${host} event ${JSON.stringify(payload.hook_event_name)} is not one the hook acts on (docs/HOSTS.md lists them)`)
+  if (typeof event.session !== 'string' || event.session === '') throw new Error(`${host} event without a session id`)
+  const store = new SessionStore(values['state-dir'] ?? defaultStateDir(env))
+  if (event.kind === 'end') {
+    store.remove(host, event.session)
+    return undefined
+  }
+  const eventName = payload.hook_event_name
+  if (event.kind === 'pre') {
+    // Only a stopped agent's calls are denied: reading its state needs no guard.
+    let stopped
+    store.update(host, event.session, (state) => {
+      stopped = state.agents[event.agent]?.stopped
+      return false
+    })
+    return stopped ? dialect.answers.deny(eventName, stopped) : undefined
+  }
+  if (event.kind === 'prompt') {
+    // A user prompt starts every chain of the session over, and lifts a stop.
+    store.update(host, event.session, (state) => {
+      state.agents = {}
+      return true
+    })
+    return undefined
+  }
+  const { guard, config } = await guardFor(values.config ?? findConfig(event.cwd, env), stderr)
+  if (config.perResponse === true) stderr.write(`repeat-tool-guard: perResponse has no effect in the hook: ${host} does not say which model response a call came in\n`)
+  if (!guard.isTracked(event.tool)) return undefined
+  const rebuild = config.resume === true && event.transcript ? await transcriptCalls(event, host, guard) : undefined
+  let answer
+  store.update(host, event.session, (state, fresh) => {
+    if (event.id !== undefined) {
+      // The same event again (the hook configured twice): counted once.
+      if (state.seen.includes(event.id)) return false
+      state.seen = [...state.seen.slice(1 - MAX_SEEN), event.id]
+    }
+    const agent = (state.agents[event.agent] ??= { calls: fresh && rebuild ? rebuild : [], stopped: null })
+    answer = observe(guard, agent, event, { dialect, eventName, perResponse: config.perResponse === true })
+    return true
+  })
+  return answer
+}
+
+/** Counts `event`'s call on `agent`'s chain (its state), restored first; the answer due, if any. */
+function observe(guard, agent, event, { dialect, eventName, perResponse }) {
+  const id = 'agent'
+  // No host says which model response a call came in: under `perResponse` each call is its own.
+  const respond = perResponse ? () => guard.nextResponse(id) : () => {}
+  for (const [tool, args, result, times] of agent.calls) {
+    for (let i = 0; i < times; i++) {
+      respond()
+      guard.restore(id, tool, args, result ?? undefined)
+    }
+  }
+  const result = guard.takesResults ? event.result : null
+  respond()
+  const reminder = guard.observe(id, event.tool, event.args, result ?? undefined)
+  remember(agent, [event.tool, event.args, result, 1])
+  if (reminder === null) return undefined
+  if (reminder.tier !== 'stop') return dialect.answers.context(eventName, reminder.text)
+  // The turn ends; the model is told once, and a call already under way when it ended only ends it
+  // again, with the same reason, which every call the agent tries is denied with until a prompt.
+  const tell = !agent.stopped
+  agent.stopped ??= reminder.text
+  return dialect.answers.stop(eventName, agent.stopped, tell)
+}
+
+/** Adds a call to the agent's kept calls: the last one's count grows when it is the same call again. */
+function remember(agent, call) {
+  const last = agent.calls.at(-1)
+  if (last !== undefined && last[0] === call[0] && JSON.stringify(last.slice(1, 3)) === JSON.stringify(call.slice(1, 3))) last[3]++
+  else agent.calls.push(call)
+  if (agent.calls.length > MAX_CALLS) agent.calls.splice(0, agent.calls.length - MAX_CALLS)
+}
+
+/** `resume`: the agent's calls since the last prompt in the host's transcript, before this event's call. */
+async function transcriptCalls(event, host, guard) {
+  const { hookTranscriptCalls } = await import('./formats/transcripts.js')
+  const calls = await hookTranscriptCalls(event.transcript, host, event.agent === 'main' ? undefined : event.agent)
+  const at = event.id === undefined ? -1 : calls.findIndex((call) => call.id === event.id)
+  const agent = { calls: [] }
+  for (const { tool, args, result } of at === -1 ? calls : calls.slice(0, at)) {
+    if (guard.isTracked(tool)) remember(agent, [tool, args, guard.takesResults ? result : null, 1])
+  }
+  return agent.calls
+}
+
+/** The command's entry from cli/bin.js: stdin read whole. */
+export async function runHook(argv, { stdout, stderr }) {
+  let input = ''
+  try {
+    input = readFileSync(0, 'utf8')
+  } catch (error) {
+    stderr.write(`repeat-tool-guard: hook: cannot read stdin: ${error.message}\n`)
+    return 0
+  }
+  return hook(argv, { input, stdout, stderr })
+}

@@ -44,8 +44,10 @@ const sleep = (ms) => Atomics.wait(pause, 0, 0, ms)
 const empty = () => ({ agents: {}, seen: [] })
 
 export class SessionStore {
-  constructor(dir) {
+  /** `warn(line)` hears of a state file that had to be started over. */
+  constructor(dir, warn) {
     this.dir = dir
+    this.warn = warn
   }
 
   /**
@@ -58,7 +60,7 @@ export class SessionStore {
     mkdirSync(this.dir, { recursive: true, mode: 0o700 })
     const unlock = lock(`${path}.lock`)
     try {
-      const [state, fresh] = read(path)
+      const [state, fresh] = read(path, this.warn)
       if (!change(state, fresh)) return
       if (fresh) this.sweep()
       write(path, state)
@@ -87,7 +89,7 @@ export class SessionStore {
   }
 }
 
-function read(path) {
+function read(path, warn) {
   let text
   try {
     text = readFileSync(path, 'utf8')
@@ -95,8 +97,16 @@ function read(path) {
     if (error.code === 'ENOENT') return [empty(), true]
     throw error
   }
-  const state = JSON.parse(text)
-  if (state === null || typeof state !== 'object' || typeof state.agents !== 'object' || !Array.isArray(state.seen)) throw new Error(`${path}: not a session's state`)
+  let state
+  try {
+    state = JSON.parse(text)
+  } catch {
+    // Not written by the hook (renames leave no half-written state): the session starts over.
+  }
+  if (state === null || typeof state !== 'object' || state.agents === null || typeof state.agents !== 'object' || !Array.isArray(state.seen)) {
+    warn(`${path} is not a session's state; the session is started over`)
+    return [empty(), true]
+  }
   return [state, false]
 }
 

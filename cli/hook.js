@@ -122,7 +122,7 @@ async function answerEvent(argv, input, { stderr, env }) {
   const event = dialect.event(payload)
   if (event === undefined) throw new Error(`${host} event ${JSON.stringify(payload.hook_event_name)} is not one the hook acts on (docs/HOSTS.md lists them)`)
   if (typeof event.session !== 'string' || event.session === '') throw new Error(`${host} event without a session id`)
-  const store = new SessionStore(values['state-dir'] ?? defaultStateDir(env))
+  const store = new SessionStore(values['state-dir'] ?? defaultStateDir(env), (line) => stderr.write(`repeat-tool-guard: hook: ${line}\n`))
   if (event.kind === 'end') {
     store.remove(host, event.session)
     return undefined

@@ -32,32 +32,58 @@ async function run(where, payload, argv = []) {
   return { code, answer: out === '' ? undefined : JSON.parse(out), stderr: err }
 }
 
-// One call as each host's post-call event carries it, and its pre-call event.
+// One call as each host's post-call event carries it, its pre-call event and a prompt; where its
+// answers put the model's text (`contextOf`), how it denies, and whether `continue: false` ends its turns.
+const hookContext = (answer) => answer?.hookSpecificOutput?.additionalContext
 const HOSTS = {
   'claude-code': {
     post: (session, n, input, extra) => ({ session_id: session, hook_event_name: 'PostToolUse', tool_name: 'Bash', tool_input: input, tool_response: { stdout: 'out', stderr: '', interrupted: false, isImage: false }, tool_use_id: `toolu_${n}`, ...extra }),
     pre: (session) => ({ session_id: session, hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command: 'ls' }, tool_use_id: 'toolu_pre' }),
     prompt: (session) => ({ session_id: session, hook_event_name: 'UserPromptSubmit', prompt: 'go on' }),
-    context: 'PostToolUse',
+    contextOf: hookContext,
+    deny: (text) => ({ hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: text } }),
+    ends: true,
   },
   codex: {
     post: (session, n, input) => ({ session_id: session, turn_id: 't', hook_event_name: 'PostToolUse', model: 'm', tool_name: 'Bash', tool_input: input, tool_response: 'out', tool_use_id: `call_${n}` }),
     pre: (session) => ({ session_id: session, turn_id: 't', hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command: 'ls' }, tool_use_id: 'call_pre' }),
     prompt: (session) => ({ session_id: session, turn_id: 't', hook_event_name: 'UserPromptSubmit', prompt: 'go on' }),
-    context: 'PostToolUse',
+    contextOf: hookContext,
+    deny: (text) => ({ hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: text } }),
+    ends: false,
   },
   gemini: {
     post: (session, n, input) => ({ session_id: session, hook_event_name: 'AfterTool', timestamp: `${n}`, tool_name: 'Bash', tool_input: input, tool_response: { llmContent: `Output: out\nProcess Group PGID: ${1000 + n}`, returnDisplay: 'out' } }),
     pre: (session) => ({ session_id: session, hook_event_name: 'BeforeTool', tool_name: 'Bash', tool_input: { command: 'ls' } }),
     prompt: (session) => ({ session_id: session, hook_event_name: 'BeforeAgent', prompt: 'go on' }),
-    context: 'AfterTool',
+    contextOf: hookContext,
+    deny: (text) => ({ decision: 'deny', reason: text }),
+    ends: true,
+  },
+  // From Copilot CLI's documented payloads (camelCase events: no event name, `toolArgs` as JSON text).
+  copilot: {
+    post: (session, n, input) => ({ sessionId: session, timestamp: n, toolName: 'Bash', toolArgs: JSON.stringify(input), toolResult: { resultType: 'success', textResultForLlm: 'out' } }),
+    pre: (session) => ({ sessionId: session, timestamp: 0, toolName: 'Bash', toolArgs: '{"command":"ls"}' }),
+    prompt: (session) => ({ sessionId: session, timestamp: 0, prompt: 'go on' }),
+    contextOf: (answer) => answer?.additionalContext,
+    deny: (text) => ({ permissionDecision: 'deny', permissionDecisionReason: text }),
+    ends: false,
+  },
+  // From Cursor's documented payloads (`conversation_id`, snake_case answers).
+  cursor: {
+    post: (session, n, input) => ({ conversation_id: session, generation_id: 'g', hook_event_name: 'postToolUse', tool_name: 'Bash', tool_input: input, tool_output: 'out', tool_use_id: `c${n}` }),
+    pre: (session) => ({ conversation_id: session, generation_id: 'g', hook_event_name: 'preToolUse', tool_name: 'Bash', tool_input: { command: 'ls' } }),
+    prompt: (session) => ({ conversation_id: session, generation_id: 'g', hook_event_name: 'beforeSubmitPrompt', prompt: 'go on' }),
+    contextOf: (answer) => answer?.additional_context,
+    deny: (text) => ({ permission: 'deny', user_message: text, agent_message: text }),
+    ends: false,
   },
 }
 
 /** The class's reminder texts (or null) for the same calls. */
 function expected(config, host, payloads) {
   const guard = new RepeatToolGuard(config)
-  return payloads.map((p) => guard.observe('main', p.tool_name, p.tool_input, hookResult(host, p))?.text ?? null)
+  return payloads.map((p) => guard.observe('main', p.tool_name ?? p.toolName, p.tool_input ?? JSON.parse(p.toolArgs), hookResult(host, p))?.text ?? null)
 }
 
 for (const [host, events] of Object.entries(HOSTS)) {
@@ -69,29 +95,33 @@ for (const [host, events] of Object.entries(HOSTS)) {
       const { code, answer, stderr } = await run(where, payload)
       t.is(code, 0)
       t.is(stderr, '')
-      t.is(answer?.hookSpecificOutput.hookEventName ?? events.context, events.context)
-      texts.push(answer?.hookSpecificOutput.additionalContext ?? null)
+      if (answer?.hookSpecificOutput) t.is(answer.hookSpecificOutput.hookEventName, payload.hook_event_name)
+      texts.push(events.contextOf(answer) ?? null)
     }
     const want = expected({}, host, payloads)
     t.deepEqual(texts, want)
     t.deepEqual(texts.map((text) => text !== null), [false, false, true, false, true])
   })
 
-  test(`${host}: at stopAt the turn ends, the model is told once, and the agent's calls are denied until a prompt`, async (t) => {
+  test(`${host}: at stopAt the model is told once, the turn ends where the host can end it, and the agent's calls are denied until a prompt`, async (t) => {
     const where = place()
     writeFileSync(join(where.cwd, '.repeat-tool-guard.json'), '{"stopAt": 3}')
     const answers = []
     for (let i = 0; i < 4; i++) answers.push((await run(where, events.post('s1', i, { command: 'ls' }))).answer)
     t.deepEqual(answers.slice(0, 2), [undefined, undefined])
     const stop = answers[2]
-    t.is(stop.continue, false)
-    t.regex(stop.stopReason, /^Tool call loop stopped:\n- tool: Bash\n- calls: 3,/)
-    t.is(stop.hookSpecificOutput.additionalContext, stop.stopReason)
-    // A call already under way: the turn ends again, with the same reason, and no second message.
-    t.deepEqual(answers[3], { continue: false, stopReason: stop.stopReason })
-    const denied = (await run(where, events.pre('s1'))).answer
-    if (host === 'gemini') t.deepEqual(denied, { decision: 'deny', reason: stop.stopReason })
-    else t.deepEqual(denied, { hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: stop.stopReason } })
+    const text = events.contextOf(stop)
+    t.regex(text, /^Tool call loop stopped:\n- tool: Bash\n- calls: 3,/)
+    if (events.ends) {
+      t.deepEqual([stop.continue, stop.stopReason], [false, text])
+      // A call already under way: the turn ends again, with the same reason, and no second message.
+      t.deepEqual(answers[3], { continue: false, stopReason: text })
+    } else {
+      // No `continue: false` where it does not end a turn (Codex would put the reason in place of the result).
+      t.false('continue' in stop)
+      t.is(answers[3], undefined)
+    }
+    t.deepEqual((await run(where, events.pre('s1'))).answer, events.deny(text))
     t.is((await run(where, events.prompt('s1'))).answer, undefined)
     t.is((await run(where, events.pre('s1'))).answer, undefined, 'a prompt lifts the stop')
     t.is((await run(where, events.post('s1', 9, { command: 'ls' }))).answer, undefined, 'and starts the chain over')
@@ -201,7 +231,7 @@ test('a bad config gets the plugin\'s exact message and exit code 1 (never 2, wh
   t.regex(option.stderr, /Unknown option '--hots'/)
   const host = await run(where, HOSTS['claude-code'].post('s', 4, { command: 'ls' }), ['--host', 'emacs'])
   t.is(host.code, 1)
-  t.regex(host.stderr, /--host "emacs": expected one of claude-code, codex, gemini/)
+  t.regex(host.stderr, /--host "emacs": expected one of claude-code, codex, gemini, copilot, cursor/)
 })
 
 test('the config: --config first, then the project\'s from the event\'s cwd up, then the user\'s; YAML too; unknown keys warned', async (t) => {
@@ -341,4 +371,34 @@ test('the command: hook --help; an event loads the class and the hook\'s own mod
   t.deepEqual([event.status, event.stderr], [0, ''])
   const loaded = readFileSync(trace, 'utf8').trim().split('\n').filter((url) => url.startsWith('file:')).map((url) => url.replace(/^.*?\/(cli|lib)\//, '$1/'))
   t.deepEqual([...new Set(loaded)].sort(), ['cli/bin.js', 'cli/config-file.js', 'cli/hook-state.js', 'cli/hook.js', 'cli/hosts.js', 'cli/peers.js', 'lib/guard.js', 'lib/host-results.js', 'lib/json-text.js', 'lib/keys.js'])
+})
+
+test('a setup error before a call exits 0 (Copilot CLI denies a call whose pre-call hook fails), after a call 1', async (t) => {
+  const where = place()
+  const pre = await run(where, HOSTS.copilot.pre('s'), ['--hots'])
+  t.is(pre.code, 0)
+  t.regex(pre.stderr, /Unknown option '--hots'/)
+  t.is((await run(where, HOSTS.copilot.post('s', 1, { command: 'ls' }), ['--hots'])).code, 1)
+})
+
+test('a prompt starts over only the chain of the agent it is for (a Codex subagent gets prompts of its own)', async (t) => {
+  const where = place()
+  const post = (n, agent) => ({ ...HOSTS.codex.post('s', n, { command: 'ls' }), ...(agent ? { agent_id: agent, agent_type: 'default' } : {}) })
+  for (let i = 0; i < 2; i++) {
+    await run(where, post(`m${i}`))
+    await run(where, post(`a${i}`, 'sub'))
+  }
+  await run(where, { ...HOSTS.codex.prompt('s'), agent_id: 'sub', agent_type: 'default' })
+  t.truthy((await run(where, post('m2'))).answer, 'the main agent\'s third call')
+  t.is((await run(where, post('a2', 'sub'))).answer, undefined, 'the subagent\'s first since its prompt')
+})
+
+test('Copilot CLI\'s failures (postToolUseFailure: its `error`) count for failures', async (t) => {
+  const where = place()
+  writeFileSync(join(where.cwd, '.repeat-tool-guard.json'), '{"failures": {}}')
+  const fail = (n) => ({ sessionId: 'c', timestamp: n, toolName: 'bash', toolArgs: JSON.stringify({ command: `make t${n}` }), error: 'make: *** No rule to make target' })
+  const answers = []
+  for (const n of [1, 2, 3]) answers.push((await run(where, fail(n))).answer?.additionalContext ?? null)
+  t.deepEqual(answers.map((a) => a !== null), [false, false, true])
+  t.regex(answers[2], /same_error: 3 of the last 8 calls/)
 })

@@ -145,7 +145,7 @@ test('--format forces a format: chat messages read as Anthropic ones have no cal
   t.is(harness.stderr, `replay: ${path}:1: not a harness session log: its first line is no session header\n`)
   const bad = await replay(path, '--format', 'xml')
   t.is(bad.code, EXIT.usage)
-  t.regex(bad.stderr, /^replay: --format "xml": expected one of harness, chat, anthropic\n/)
+  t.regex(bad.stderr, /^replay: --format "xml": expected one of harness, chat, anthropic, claude-code, codex, gemini\n/)
 })
 
 test('sessions are grouped by how they ended: share reminded, the first reminder\'s median call and fraction, the calls after it', async (t) => {

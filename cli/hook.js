@@ -35,7 +35,8 @@ Options:
   -h, --help          This help
 
 Exit codes: 0 (also when the guard fails: the call goes ahead, the problem is
-on stderr), 1 a bad config or option (shown to the user, the call goes ahead).
+on stderr), 1 a bad config or option after a call (shown to the user; 0 before
+a call, where Copilot CLI would deny it). Never 2, which hosts read as "block".
 `
 
 const OPTIONS = {
@@ -89,11 +90,22 @@ export async function hook(argv, { input, stdout, stderr, env = process.env }) {
   } catch (error) {
     if (error instanceof SetupError) {
       stderr.write(`${error.message}\n`)
-      return 1
+      // Copilot CLI denies a call whose pre-call hook exits non-zero: there, 0.
+      return isPreCall(input) ? 0 : 1
     }
     // Never in the way: the call goes ahead as if the guard were not there.
     stderr.write(`repeat-tool-guard: hook: ${error?.message ?? error} (the call goes ahead unguarded)\n`)
     return 0
+  }
+}
+
+/** Whether `input` is a pre-call event, as well as it can be told (for the exit code of a setup error). */
+function isPreCall(input) {
+  try {
+    const payload = JSON.parse(input)
+    return DIALECTS[hostOf(payload)].event(payload)?.kind === 'pre'
+  } catch {
+    return false
   }
 }
 
@@ -118,16 +130,15 @@ async function answerEvent(argv, input, { stderr, env }) {
   if (payload === null || typeof payload !== 'object' || Array.isArray(payload)) throw new Error('stdin is not one JSON event object')
   const host = values.host ?? hostOf(payload)
   const dialect = DIALECTS[host]
-  if (dialect === undefined) throw new Error(`the ${host} protocol is not supported yet`)
   const event = dialect.event(payload)
-  if (event === undefined) throw new Error(`${host} event ${JSON.stringify(payload.hook_event_name)} is not one the hook acts on (docs/HOSTS.md lists them)`)
+  if (event === undefined) throw new Error(`${host} event ${JSON.stringify(payload.hook_event_name ?? payload.hookEventName)} is not one the hook acts on (docs/HOSTS.md lists them)`)
   if (typeof event.session !== 'string' || event.session === '') throw new Error(`${host} event without a session id`)
   const store = new SessionStore(values['state-dir'] ?? defaultStateDir(env), (line) => stderr.write(`repeat-tool-guard: hook: ${line}\n`))
   if (event.kind === 'end') {
     store.remove(host, event.session)
     return undefined
   }
-  const eventName = payload.hook_event_name
+  const eventName = event.name
   if (event.kind === 'pre') {
     // Only a stopped agent's calls are denied: reading its state needs no guard.
     let stopped
@@ -138,9 +149,9 @@ async function answerEvent(argv, input, { stderr, env }) {
     return stopped ? dialect.answers.deny(eventName, stopped) : undefined
   }
   if (event.kind === 'prompt') {
-    // A user prompt starts every chain of the session over, and lifts a stop.
+    // A user prompt starts the agent's chain over, and lifts its stop, as in the plugin.
     store.update(host, event.session, (state) => {
-      state.agents = {}
+      delete state.agents[event.agent]
       return true
     })
     return undefined

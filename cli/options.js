@@ -8,7 +8,9 @@ export const HELP = `Usage: dsh-repeat-tool-guard replay <file or directory>... 
 
 Replays agent runs through the guard and reports where its reminders would
 fire and how long runs of identical calls get: the harness's session logs
-(session.jsonl.zstd or session.jsonl), and other agents' trajectories in the
+(session.jsonl.zstd or session.jsonl), the transcripts of Claude Code
+(~/.claude/projects), Codex (~/.codex/sessions) and Gemini CLI
+(~/.gemini/tmp/*/chats), a run per agent, and other agents' trajectories in the
 OpenAI chat or the Anthropic Messages format (JSON Lines of {"messages": [...]},
 or one JSON document), raw or gzip-compressed. Directories are searched for
 *.jsonl files (also .gz, .zst, .zstd); a JSON document is read when named.
@@ -20,8 +22,8 @@ Options:
   --thresholds <list>     Thresholds, e.g. 3,5,8 (replaces the config's)
   --compare <file>        A second config, replayed over the same runs; shows the
                           reminders it adds (+) and removes (-) per session
-  --format <format>       Read every input as one of ${FORMATS.join(', ')}
-                          (default: recognised per file)
+  --format <format>       Read every input as one of ${FORMATS.slice(0, 3).join(', ')},
+                          ${FORMATS.slice(3).join(', ')} (default: recognised per file)
   --outcome-field <name>  The trajectories' field that says how a run ended;
                           sessions are grouped by it (default: outcome)
   --json                  The report as JSON on stdout (no progress on stderr)

@@ -3,7 +3,9 @@
 // harness session log (its first line a session header) is one run; a file of trajectories holds
 // a run per JSON Lines line (`{ "messages": [...], ...fields }` or a bare array of messages), or is
 // one JSON document of either shape. Messages are the chat format or the Anthropic format, told
-// apart by the first run that has a call or a result.
+// apart by the first run that has a call or a result. Host agents' transcripts (Claude Code's
+// session logs, Codex's rollouts, Gemini CLI's chat logs) are told by their first record, and
+// read by transcripts.js: a run per agent.
 import { basename } from 'node:path'
 
 import { MissingPackagesError } from '../peers.js'
@@ -12,8 +14,9 @@ import { anthropicInputs, isAnthropic } from './anthropic.js'
 import { chatInputs, isChat } from './chat.js'
 import { harnessRun, isHeader } from './harness.js'
 import { Lines } from './lines.js'
+import { TRANSCRIPTS, jsonRecords, transcriptFormat, transcriptRuns } from './transcripts.js'
 
-export const FORMATS = ['harness', 'chat', 'anthropic']
+export const FORMATS = ['harness', 'chat', 'anthropic', ...Object.keys(TRANSCRIPTS)]
 const MESSAGE_FORMATS = { chat: chatInputs, anthropic: anthropicInputs }
 
 const parse = (text) => {
@@ -57,6 +60,15 @@ export async function * readRuns(path, { format, reader, onBytes, warn, fail }) 
       throw error instanceof InputError || error instanceof MissingPackagesError ? error : new InputError(`${path}: cannot load the harness's session packages to read it: ${error.message}`)
     }
     yield harnessRun(path, head.value, rest, { session, lines, warn })
+    return
+  }
+  const transcript = format === undefined ? transcriptFormat(head.value) : Object.hasOwn(TRANSCRIPTS, format) ? format : undefined
+  if (transcript !== undefined) {
+    const records = jsonRecords(path, (async function * () {
+      yield first
+      yield * rest
+    })(), { cutShort: () => lines.cutShort, warn, fail })
+    yield * transcriptRuns(TRANSCRIPTS[transcript], path, records)
     return
   }
   let kind = format

@@ -1,0 +1,74 @@
+// The hook in the real Codex CLI 0.169.0, offline against a scripted model, configured with the
+// docs' snippet ($CODEX_HOME/hooks.json). The model calls `exec_command { cmd }`; the hook is told
+// `Bash { command }`, and the expected reminders come from the class over the calls as the hook sees them.
+import test from 'ava'
+
+import { configPath, failureCase, promptCase, repeatCase, seenCalls, stopCase } from './support/cases.mjs'
+import { codex as host } from './support/codex.mjs'
+import { reminderProblems, replay, replayProblems, shownAfter, toldCalls } from './support/expect.mjs'
+import { disposeAll, executions, explain } from './support/suite.mjs'
+
+const a = repeatCase(host)
+const b = failureCase(host)
+const c = stopCase(host)
+const d = promptCase(host)
+
+test.after.always(disposeAll)
+
+test('a: the same shell call five times: the reminders reach the model after calls 3 and 5, as the class gives them', async (t) => {
+  const result = await a.run()
+  t.deepEqual(a.expected.map((r) => r?.tier ?? null), [null, null, 'gentle', null, 'detailed'])
+  t.is(result.exitCode, 0, explain(result))
+  t.is(await executions(result), 5, explain(result))
+  t.deepEqual(reminderProblems(host, result, a.expected), [], explain(result))
+  t.is(result.turns.at(-1).kind, 'final', 'the client went on to the final answer')
+})
+
+test('replay: the rollout of a gives the reminders the model was shown', async (t) => {
+  const result = await a.run()
+  t.deepEqual(replayProblems(await replay(result.transcriptPath), a.expected), [], result.transcriptPath)
+})
+
+test('b: a command failing with the same error for three other arguments (recommended): the failure reminder reaches the model at the 3rd', async (t) => {
+  const result = await b.run()
+  const expected = b.expected(result)
+  t.deepEqual(toldCalls(host, result), seenCalls(host, b.script), explain(result))
+  t.deepEqual(expected.map((r) => r?.tier ?? null), [null, null, 'failure'], explain(result))
+  t.deepEqual(reminderProblems(host, result, expected), [], explain(result))
+})
+
+test('replay: the rollout of b gives the reminders the model was shown', async (t) => {
+  const result = await b.run()
+  t.deepEqual(replayProblems(await replay(result.transcriptPath, configPath(result)), b.expected(result)), [], result.transcriptPath)
+})
+
+// Codex 0.169 does not end the turn on `continue: false` from PostToolUse: it sends the model
+// `stopReason` in place of the call's output and goes on. The hook's denials of every later call
+// are what keep the loop from running.
+test('c: stopAt 4: the 4th identical call runs, the model is told why, and every later call is denied', async (t) => {
+  const result = await c.run()
+  const expected = c.expected(result)
+  const stop = expected[c.stopAt - 1]
+  t.deepEqual(toldCalls(host, result), seenCalls(host, c.script.slice(0, c.stopAt)), explain(result))
+  t.is(stop?.tier, 'stop', explain(result))
+  t.is(result.exitCode, 0, explain(result))
+  t.is(await executions(result), c.stopAt, explain(result))
+  t.deepEqual(reminderProblems(host, result, expected, { upTo: c.stopAt }), [], explain(result))
+  const later = Array.from({ length: c.script.length - c.stopAt }, (_, i) => shownAfter(host, result, c.stopAt + i))
+  t.true(later.every((text) => text?.includes(stop.text)), `each later call was answered with the stop text\n${JSON.stringify(later)}\n${explain(result)}`)
+  t.log(`Codex asked the model ${result.turns.length - c.stopAt} more times after the stop`)
+})
+
+test('replay: the rollout of c gives the stop where the hook stopped', async (t) => {
+  const result = await c.run()
+  t.deepEqual(replayProblems(await replay(result.transcriptPath, configPath(result)), c.expected(result)), [], result.transcriptPath)
+})
+
+test('d: a user prompt between calls starts the chain over (codex exec resume --last)', async (t) => {
+  const { before, after } = await d.run()
+  t.deepEqual(d.expected.map((r) => r?.tier ?? null), [null, null, null, null, 'gentle'])
+  t.is(after.exitCode, 0, explain(after))
+  const sessions = new Set([...before.hooks, ...after.hooks].map((hook) => hook.stdin.session_id))
+  t.is(sessions.size, 1, `both runs are one session for the hook, so only the prompt can have reset the chain\n${explain(after)}`)
+  t.deepEqual(reminderProblems(host, after, d.expected), [], explain(after))
+})

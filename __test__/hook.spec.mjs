@@ -402,3 +402,51 @@ test('Copilot CLI\'s failures (postToolUseFailure: its `error`) count for failur
   t.deepEqual(answers.map((a) => a !== null), [false, false, true])
   t.regex(answers[2], /same_error: 3 of the last 8 calls/)
 })
+
+test('Copilot CLI\'s and Cursor\'s snippets on docs/HOSTS.md name every event the hook acts on, each running the command that answers it', async (t) => {
+  const { SNIPPETS } = await import('./hosts/support/snippets.mjs')
+  t.deepEqual(Object.keys(SNIPPETS).sort(), ['claude-code', 'codex', 'copilot', 'cursor', 'gemini'])
+  // The README's copies are the page's, which the real clients run.
+  const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8')
+  const copies = [...readme.matchAll(/<!-- snippet: ([\w-]+) -->\n```json\n([\s\S]*?)\n```/g)]
+  t.true(copies.length > 0)
+  for (const [, host, text] of copies) t.is(text, SNIPPETS[host], host)
+  for (const host of ['copilot', 'cursor']) {
+    const { hooks } = JSON.parse(SNIPPETS[host])
+    const commands = Object.fromEntries(Object.entries(hooks).map(([name, [entry]]) => [name, entry.bash ?? entry.command]))
+    const events = HOSTS[host]
+    const where = place()
+    const argvOf = (name) => commands[name].replace(/^dsh-repeat-tool-guard hook ?/, '').split(' ').filter(Boolean)
+    const answers = []
+    for (let i = 0; i < 3; i++) answers.push(events.contextOf((await run(where, events.post('s', i, { command: 'ls' }), argvOf('postToolUse'))).answer) ?? null)
+    t.deepEqual(answers.map((a) => a !== null), [false, false, true], host)
+    t.is((await run(where, events.prompt('s'), argvOf(host === 'copilot' ? 'userPromptSubmitted' : 'beforeSubmitPrompt'))).code, 0)
+    t.is((await run(where, events.pre('s'), argvOf('preToolUse'))).answer, undefined)
+    t.deepEqual(Object.keys(commands).sort(), host === 'copilot'
+      ? ['postToolUse', 'postToolUseFailure', 'preToolUse', 'sessionEnd', 'userPromptSubmitted']
+      : ['beforeSubmitPrompt', 'postToolUse', 'postToolUseFailure', 'preToolUse', 'sessionEnd'])
+  }
+})
+
+test('resume: a session whose state is gone continues from its transcript\'s calls since the last prompt; without resume it starts over', async (t) => {
+  const where = place()
+  const transcript = join(where.root, 'session.jsonl')
+  const record = (fields) => JSON.stringify({ sessionId: 'r', isSidechain: false, ...fields })
+  const call = (n) => [
+    record({ type: 'assistant', message: { id: `m${n}`, role: 'assistant', content: [{ type: 'tool_use', id: `toolu_${n}`, name: 'Bash', input: { command: 'ls' } }] } }),
+    record({ type: 'user', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: `toolu_${n}`, content: 'out' }] }, toolUseResult: { stdout: 'out', stderr: '', interrupted: false, isImage: false } }),
+  ]
+  const prompt = record({ type: 'user', message: { role: 'user', content: 'list the files' } })
+  // A call before the prompt, which does not count, then two since it.
+  writeFileSync(transcript, [prompt, ...call(0), prompt, ...call(1), ...call(2)].join('\n') + '\n')
+  const event = { ...HOSTS['claude-code'].post('r', 3, { command: 'ls' }), transcript_path: transcript }
+  t.is((await run(where, event)).answer, undefined, 'without resume, the chain starts with this call')
+  const resumed = place()
+  writeFileSync(join(resumed.cwd, '.repeat-tool-guard.json'), '{"resume": true}')
+  const { answer, stderr } = await run(resumed, event)
+  t.is(stderr, '')
+  t.is(answer?.hookSpecificOutput.additionalContext, expected({}, 'claude-code', [event, event, event])[2])
+  // The transcript is read only for a session without state.
+  t.truthy((await run(resumed, { ...event, tool_use_id: 'toolu_4' })).answer === undefined)
+  t.truthy((await run(resumed, { ...event, tool_use_id: 'toolu_5' })).answer, 'the fifth call: the detailed reminder')
+})

@@ -3,7 +3,7 @@
 # (__test__/*.spec.mjs) on the Node that runs npm (the host's, >= 20) and on Node 26, the harness
 # suites (__test__/harness/*.spec.mjs; the real harness needs Node >= 22.19) on Node 22 and on Node 26,
 # the install test (the packed packages in a fresh harness project) on the host's Node with Node 22
-# for the harness, the soak, the same suites on the WebAssembly (WASI) build, and a check that the
+# for the harness, the hook in the real agent clients (__test__/hosts/) on the host's Node, the soak, the same suites on the WebAssembly (WASI) build, and a check that the
 # committed generated files match the build. Nodes 22 and 26 are the node22 and node26
 # devDependencies in node_modules. The further Node and the WASI build run only the suites that
 # depend on them (the lists below; docs/TESTING.md says why).
@@ -298,6 +298,7 @@ mapfile -t HARNESS < <(specs __test__/harness)
 mapfile -t ADDON_EXTRA < <(specs __test__ "${NOT_ON_EXTRA_NODE[@]}")
 mapfile -t HARNESS_EXTRA < <(specs __test__/harness "${NOT_ON_EXTRA_NODE_HARNESS[@]}")
 INSTALL=(__test__/install/*.spec.mjs)
+HOSTS=(__test__/hosts/*.spec.mjs)
 
 if [ -n "$WASI_ONLY" ]; then
   wasi_build_stage
@@ -321,6 +322,9 @@ else
   else
     ava_stage harness "$NODE_HARNESS" "${HARNESS[@]}"
   fi
+  # The real Claude Code, Codex and Gemini CLI, offline, running the hook command (scripts/clients.mjs
+  # installs the pinned clients into a cache outside the repository on first use).
+  ava_stage "hosts (the real Claude Code, Codex and Gemini CLI, offline)" "$NODE_HOST" "${HOSTS[@]}"
   soak_stage
   fuzz_stage
   if [ -n "$WASI" ]; then

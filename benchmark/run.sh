@@ -2,7 +2,7 @@
 # npm run bench: speed against the reference (bench.mjs; traffic.mjs for a sequence of an agent's
 # calls), per-agent memory (memory.mjs), the
 # opt-in features against the default path (features.mjs) and the WASI build against native and
-# reference (wasi.mjs), on the machine's Node and on Nodes 22,
+# reference (wasi.mjs), the hook command per event beside a bare Node start (hook.mjs), on the machine's Node and on Nodes 22,
 # 24 and 26 from node_modules (the node22, node24 and node26 devDependencies; one not installed,
 # as off linux-x64, is skipped). npm_node_execpath is the Node that runs npm; `node` inside npm
 # scripts is node_modules/.bin/node, one of the pinned Nodes, so each is named here.
@@ -19,4 +19,6 @@ for node in "${npm_node_execpath:-$(command -v node)}" node_modules/node{22,24,2
   # The WASI build against native and reference (wasi.mjs; skipped, with one line, without the
   # WASI build in npm/wasm32-wasi/).
   "$node" --expose-gc benchmark/wasi.mjs
+  # The hook command per event (a process per event) beside a bare Node start.
+  "$node" benchmark/hook.mjs
 done

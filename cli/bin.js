@@ -6,6 +6,14 @@
 const argv = process.argv.slice(2)
 const io = { stdout: process.stdout, stderr: process.stderr }
 if (argv[0] === 'hook') {
+  // A hook's stderr is for its own line: not for Node's notice, on every event, that the WASI build
+  // it may load is experimental.
+  const emitWarning = process.emitWarning
+  process.emitWarning = (warning, ...rest) => {
+    const type = typeof rest[0] === 'string' ? rest[0] : rest[0]?.type
+    if (type === 'ExperimentalWarning' && String(warning?.message ?? warning).startsWith('WASI')) return
+    emitWarning.call(process, warning, ...rest)
+  }
   const { runHook } = await import('./hook.js')
   process.exitCode = await runHook(argv.slice(1), io)
 } else {

@@ -85,7 +85,7 @@ function timeline(session, configs) {
     }
   })
   parts.push(`<text x="4" y="${height - 3}">seq 0</text><text x="${width - 4}" y="${height - 3}" text-anchor="end">seq ${session.events - 1}</text>`)
-  const sub = session.origin === 'subagent' ? ` · subagent of ${escape(session.parentSession)}` : ''
+  const sub = session.origin !== 'subagent' ? '' : session.parentSession === undefined ? ' · subagent' : ` · subagent of ${escape(session.parentSession)}`
   const outcome = session.outcome === undefined ? '' : ` · ${escape(session.outcome)}`
   const counts = configs.map((c, i) => `<span style="color:${COLORS[i]}">${escape(c.label)}: ${session.reminders[i].length}</span>`).join(' · ')
   return `<figure class="session"><figcaption><b>${escape(session.id)}</b>${sub}${outcome} · ${plural(session.calls, 'call')} · ${counts}<br><small>${escape(sessionPlace(session))}</small></figcaption>

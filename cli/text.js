@@ -27,7 +27,7 @@ const RIGHT = new Set([0, 4])
 const plural = (n, word) => `${n} ${word}${n === 1 ? '' : 's'}`
 
 function sessionTitle(session) {
-  const sub = session.origin === 'subagent' ? `, subagent of ${session.parentSession}` : ''
+  const sub = session.origin !== 'subagent' ? '' : session.parentSession === undefined ? ', subagent' : `, subagent of ${session.parentSession}`
   const outcome = session.outcome === undefined ? '' : `, ${session.outcome}`
   const events = plural(session.events, session.format === 'harness' ? 'event' : 'message')
   return `${session.id}  ${sessionPlace(session)}  (${events}, ${plural(session.calls, 'call')}${sub}${outcome})`

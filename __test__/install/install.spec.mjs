@@ -10,13 +10,13 @@
 // works; a replay names the packages to install); and the root tarball with --omit=optional, which
 // installs, then fails to import with the missing-binary error.
 // Runs in `npm test` (scripts/test.sh sets TEST_HARNESS_NODE: a Node >= 22.19, or "skip").
-import { execFileSync } from 'node:child_process'
+import { execFileSync, spawnSync } from 'node:child_process'
 import { copyFileSync, existsSync, mkdirSync, readdirSync, renameSync, statSync, writeFileSync } from 'node:fs'
 import { join, sep } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import test from 'ava'
 import { GENTLE } from '../oracle.mjs'
-import { agentTurnScript, harnessDependencies, harnessNode, host, installProject, makeWork, npx, once, packPackages, pkg, removeWork, root, run } from './packed.mjs'
+import { agentTurnScript, harnessDependencies, harnessNode, host, installProject, makeWork, npm, npx, once, packPackages, pkg, removeWork, root, run } from './packed.mjs'
 
 const work = makeWork('rtg-install-')
 const app = join(work, 'app')
@@ -293,6 +293,21 @@ They are optional peerDependencies of ${pkg.name} (the plugin itself does not us
 `)
   })
 }
+
+test.serial('installed as docs/HOSTS.md says (npm install -g, js-yaml beside it for YAML), the hook answers an event with a YAML config from the project', async (t) => {
+  const { rootPackage, platformPackage } = await setup()
+  const prefix = join(work, 'global')
+  npm(['install', '-g', '--prefix', prefix, '--prefer-offline', '--no-audit', '--no-fund', rootPackage.tarball, platformPackage.tarball, 'js-yaml@4'], work)
+  const bin = process.platform === 'win32' ? join(prefix, 'dsh-repeat-tool-guard.cmd') : join(prefix, 'bin', 'dsh-repeat-tool-guard')
+  const project = join(work, 'hooked-project')
+  mkdirSync(project, { recursive: true })
+  writeFileSync(join(project, '.repeat-tool-guard.yml'), 'thresholds: [2]\n')
+  const event = (n) => JSON.stringify({ session_id: 'install', cwd: project, hook_event_name: 'PostToolUse', tool_name: 'Bash', tool_input: { command: 'ls' }, tool_response: { stdout: '', stderr: '' }, tool_use_id: `t${n}` })
+  const answers = [1, 2].map((n) => spawnSync(bin, ['hook', '--state-dir', join(work, 'hook-state')], { input: event(n), encoding: 'utf8' }))
+  t.deepEqual(answers.map((a) => [a.status, a.stderr]), [[0, ''], [0, '']])
+  t.is(answers[0].stdout, '')
+  t.is(JSON.parse(answers[1].stdout).hookSpecificOutput.additionalContext, GENTLE, 'the YAML config\'s threshold of 2')
+})
 
 test.serial('npm install --omit=optional of the root tarball succeeds; the import then fails with the missing-binary error', async (t) => {
   const { dependencies } = await setup()

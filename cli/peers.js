@@ -1,23 +1,25 @@
-// The packages only the replay command needs: the harness's session reader and js-yaml. They are
-// the package's optional peerDependencies (package.json's peerDependenciesMeta is the list), so
-// installing the plugin brings none of them (nor the native FFI module the JSONL backend depends
-// on); the command imports them on first use and, when one is absent, names what to install.
+// The packages only the commands need: the harness's session reader (to replay harness logs) and
+// js-yaml (a YAML config). They are optional peerDependencies of the package (package.json gives
+// their ranges), so installing the plugin brings none of them (nor the native FFI module the JSONL
+// backend depends on); a command imports them on first use and, when one is absent, names what
+// this run needs, and the npm command that installs it.
 import { createRequire } from 'node:module'
 
-const { name, peerDependencies, peerDependenciesMeta } = createRequire(import.meta.url)('../package.json')
+const { name, peerDependencies } = createRequire(import.meta.url)('../package.json')
 
-/** The command's packages, each with the range the package accepts. */
-export const COMMAND_PACKAGES = Object.keys(peerDependenciesMeta)
-  .filter((peer) => peerDependenciesMeta[peer].optional)
-  .map((peer) => ({ name: peer, range: peerDependencies[peer] }))
+/** What a run needs together: the harness's session reader comes in three packages, a YAML config in one. */
+export const PEER_GROUPS = {
+  '@deepseek-ai/dsh-session': ['@deepseek-ai/dsh-session', '@deepseek-ai/dsh-session-persistence', '@deepseek-ai/dsh-session-persistence-jsonl'],
+  '@deepseek-ai/dsh-session-persistence-jsonl': ['@deepseek-ai/dsh-session', '@deepseek-ai/dsh-session-persistence', '@deepseek-ai/dsh-session-persistence-jsonl'],
+  'js-yaml': ['js-yaml'],
+}
 
-/** Some of the command's packages are not installed: the message names them and the npm command that installs them. */
+/** Some of the packages a run needs are not installed: the message names them and the npm command that installs them. */
 export class MissingPackagesError extends Error {
   constructor(missing, options) {
-    const names = missing.map((peer) => peer.name)
-    const install = missing.map((peer) => `${peer.name}@"${peer.range}"`).join(' ')
-    super(`the replay command needs packages that are not installed: ${names.join(', ')}.\nThey are optional peerDependencies of ${name} (the plugin itself does not use them). Install them in this project:\n  npm install ${install}`, options)
-    this.missing = names
+    const install = missing.map((peer) => `${peer}@"${peerDependencies[peer]}"`).join(' ')
+    super(`this command needs packages that are not installed: ${missing.join(', ')}.\nThey are optional peerDependencies of ${name} (the plugin itself does not use them). Install them in this project:\n  npm install ${install}`, options)
+    this.missing = missing
   }
 }
 
@@ -32,16 +34,16 @@ function installed(peer) {
 }
 
 /**
- * Imports `specifier`, one of the command's packages. When it or a package it imports is not
- * found, throws a MissingPackagesError naming every one of the command's packages that is absent
- * (one `npm install` brings them all); any other error as it is.
+ * Imports `specifier`, one of the commands' packages (a key of PEER_GROUPS). When it or a package
+ * it imports is not found, throws a MissingPackagesError naming each package of its group that is
+ * absent (one `npm install` brings them all); any other error as it is.
  */
 export async function importPeer(specifier) {
   try {
     return await import(specifier)
   } catch (error) {
     if (error?.code !== 'ERR_MODULE_NOT_FOUND') throw error
-    const missing = COMMAND_PACKAGES.filter((peer) => !installed(peer.name))
+    const missing = PEER_GROUPS[specifier].filter((peer) => !installed(peer))
     if (missing.length === 0) throw error
     throw new MissingPackagesError(missing, { cause: error })
   }

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# npm run bench: speed against the reference (bench.mjs; traffic.mjs for a sequence of an agent's
+# npm run bench: speed against the reference (bench.mjs; traffic.mjs on the shared trajectories'
 # calls), per-agent memory (memory.mjs), the
 # opt-in features against the default path (features.mjs) and the WASI build against native and
 # reference (wasi.mjs), the hook command per event beside a bare Node start (hook.mjs), on the machine's Node and on Nodes 22,

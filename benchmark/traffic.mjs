@@ -1,135 +1,131 @@
-// An agent's traffic, not one call: a seeded sequence of 10,000 tool calls through both plugins'
-// tools/post-execute listeners, in one process. Most calls are new; about one in ten repeats the
-// same agent's last call; sizes run from ~50 B to ~50 KB, spread evenly on a log scale, as tool
-// arguments come (a read or a grep is small, an edit or a todo list middling, a written file large),
-// and a few are ~1 MB file writes. Several agents take turns, as subagents do.
+// Real traffic: the calls and results of the shared agent trajectories (../shared/datasets/
+// agent-trajectories, or TRAFFIC_DIR) driven through the plugin's tools/post-execute listener as the
+// harness drives it (fresh deep-frozen arguments and a fresh result per call), in two shapes: one
+// session at a time, and eight sessions interleaved call by call as agents of one process. Each
+// with this plugin's defaults and `profile: 'recommended'`, and through the class (`observe`, which
+// the hook and the framework adapters use), against the reference with its defaults.
 //
-// The sequence runs in chunks of CHUNK calls; each chunk times both sides back to back on fresh
-// deep-frozen copies (the side that goes first turning every chunk), each from a collected heap, so
-// both see the same machine. It prints each side's total time per 10,000 calls (the median over the
-// passes) and the median of each pass's reference ÷ native. TRAFFIC_PASSES sets the passes (5),
-// TRAFFIC_SEED the sequence (1). Run: node --expose-gc benchmark/traffic.mjs (part of npm run bench).
+// The calls run in chunks; each round times every side on the same chunk back to back, each from
+// a collected heap, the order turning every round. It prints each side's median ns per call and
+// the median of the rounds' reference ÷ side ratios, and the targets. Without the shared folder it
+// says so and runs on generated traffic of the same sizes (arguments ~400 B, results ~800 B on
+// average): a smoke run only.
+// Usage: node --expose-gc benchmark/traffic.mjs   (TRAFFIC_ROUNDS, 15; TRAFFIC_DIR)
+import { existsSync, readFileSync, readdirSync } from 'node:fs'
+import { join } from 'node:path'
+import { gunzipSync } from 'node:zlib'
+
 import * as reference from '@deepseek-ai/dsh-repeat-tool-reminder'
-import * as guard from '../index.js'
-import { median } from './cases.mjs'
+import * as plugin from '../index.js'
+import { RepeatToolGuard } from '../lib/guard.js'
+import { inTurn, median } from './cases.mjs'
 import { deepFreeze, listenersOf } from '../__test__/support/listeners.mjs'
 import { rng } from '../__test__/oracle.mjs'
 
-const CALLS = 10_000
-const CHUNK = 250
-const PASSES = Number(process.env.TRAFFIC_PASSES ?? 5)
-const SEED = Number(process.env.TRAFFIC_SEED ?? 1)
-const REPEATS = 0.1
-const WRITES_1MB = 0.001
+const DIR = process.env.TRAFFIC_DIR ?? new URL('../../shared/datasets/agent-trajectories/', import.meta.url).pathname
+const ROUNDS = Number(process.env.TRAFFIC_ROUNDS ?? 15)
+const INTERLEAVED = 8
+const CHUNK = 2500
 
-const random = rng(SEED)
-const pick = (list) => list[Math.floor(random() * list.length)]
-const WORDS = ['const', 'return', 'function', 'if', 'await', 'value', 'index', 'result', 'error', 'config',
-  'export', 'import', 'from', 'the', 'agent', 'tool', 'call', 'next', '=>', '{', '}', '(', ')', ';', 'let',
-  'for', 'of', 'null', 'true', 'string', 'number', 'é', '–']
-const path = () => `src/${pick(['lib', 'core', 'app', 'test'])}/${pick(['index', 'guard', 'chain', 'util', 'api'])}-${Math.floor(random() * 500)}.${pick(['ts', 'js', 'rs', 'md'])}`
-
-/** About `length` characters of code-like text, lines of words. */
-function text(length) {
-  const parts = []
-  let size = 0
-  while (size < length) {
-    const word = random() < 0.08 ? '\n' : `${pick(WORDS)} `
-    parts.push(word)
-    size += word.length
-  }
-  return parts.join('')
-}
-
-/** Arguments of about `bytes` bytes of JSON, shaped as the tool that would take them. */
-function argumentsOf(bytes) {
-  if (bytes < 200) {
-    return pick([
-      () => ['read_file', { path: path(), offset: Math.floor(random() * 400), limit: 200 }],
-      () => ['grep', { pattern: text(Math.max(4, bytes - 90)).trim(), path: path(), flags: ['-n'], limit: 50 }],
-      () => ['bash', { command: `npm test -- ${text(Math.max(4, bytes - 70)).trim()}`, timeout: 120000 }],
-    ])()
-  }
-  if (bytes < 5000 || random() < 0.4) {
-    return pick([
-      () => ['edit', { path: path(), old_string: text(bytes * 0.45), new_string: text(bytes * 0.45) }],
-      () => ['todo_write', {
-        todos: Array.from({ length: Math.max(1, Math.round(bytes / 90)) }, (_, i) => ({
-          id: String(i + 1), content: text(40).trim(), status: pick(['pending', 'in_progress', 'completed']), priority: pick(['high', 'medium', 'low']),
-        })),
-      }],
-      () => ['bash', { command: text(bytes - 60), description: 'run it', timeout: 600000 }],
-    ])()
-  }
-  return ['write_file', { path: path(), content: text(bytes - 40) }]
-}
-
-/** The sequence: [agent index, tool name, arguments' JSON] per call, and what it holds. */
-function sequence() {
-  const calls = []
-  const last = new Map()
-  const counts = { repeats: 0, large: 0 }
-  for (let i = 0; i < CALLS; i++) {
-    // The main agent makes most calls; three subagents take turns with it.
-    const agent = random() < 0.7 ? 0 : 1 + Math.floor(random() * 3)
-    let call
-    if (last.has(agent) && random() < REPEATS) {
-      call = last.get(agent)
-      counts.repeats++
-    } else if (random() < WRITES_1MB) {
-      call = ['write_file', JSON.stringify({ path: path(), content: text(1 << 20) })]
-      counts.large++
-    } else {
-      // 50 B to 50 KB, even on a log scale.
-      const [tool, args] = argumentsOf(Math.round(50 * 1000 ** random()))
-      call = [tool, JSON.stringify(args)]
+/** Each trajectory's calls, in order: `{ tool, args (JSON text), text (the result's) }`; sessions without calls left out. */
+function trajectories(dir) {
+  const sessions = []
+  for (const name of readdirSync(dir).filter((file) => file.endsWith('.jsonl.gz')).sort()) {
+    for (const line of gunzipSync(readFileSync(join(dir, name))).toString('utf8').split('\n')) {
+      if (line.trim() === '') continue
+      const { messages } = JSON.parse(line)
+      const results = new Map(messages.filter((m) => m.role === 'tool').map((m) => [m.tool_call_id, typeof m.content === 'string' ? m.content : JSON.stringify(m.content)]))
+      const calls = messages.flatMap((m) => m.tool_calls ?? []).map((call) => ({ tool: call.function.name, args: call.function.arguments || '{}', text: results.get(call.id) ?? '' }))
+      if (calls.length > 0) sessions.push(calls)
     }
-    last.set(agent, call)
-    calls.push([agent, ...call])
   }
-  return { calls, counts }
+  return sessions
 }
 
-const { calls, counts } = sequence()
-const sizes = calls.map(([, , json]) => json.length)
-const agents = Array.from({ length: 4 }, (_, i) => ({ id: `agent-${i}` }))
+/** Generated sessions of the shared set's sizes, for a smoke run where it is absent. */
+function generated() {
+  const random = rng(1)
+  const words = (n) => Array.from({ length: n }, () => ['path', 'src', 'test', 'value', 'error', 'file', 'line', 'def', 'return'][Math.floor(random() * 9)]).join(' ')
+  return Array.from({ length: 850 }, () => Array.from({ length: 30 }, (_, i) => {
+    const args = JSON.stringify({ command: `${words(8)} ${i % 5}`, path: `src/${words(2)}.py`, content: words(40) })
+    return { tool: ['bash', 'edit', 'read'][i % 3], args, text: words(140) }
+  }))
+}
+
+const real = existsSync(DIR)
+const sessions = real ? trajectories(DIR) : generated()
+if (!real) console.log(`traffic.mjs: ${DIR} is not here: generated traffic of the same sizes, for a smoke run only (the targets are judged on the shared set)`)
+
+/** The calls in the order a shape makes them: `[agent, call]`. */
+function order(shape) {
+  if (shape === 'one at a time') return sessions.flatMap((calls, s) => calls.map((call) => [`s${s}`, call]))
+  const out = []
+  const slots = []
+  let nextSession = 0
+  const fill = (slot) => { slots[slot] = nextSession < sessions.length ? { s: nextSession, i: 0, calls: sessions[nextSession++] } : null }
+  for (let slot = 0; slot < INTERLEAVED; slot++) fill(slot)
+  while (slots.some(Boolean)) {
+    for (let slot = 0; slot < INTERLEAVED; slot++) {
+      const at = slots[slot]
+      if (!at) continue
+      out.push([`s${at.s}`, at.calls[at.i++]])
+      if (at.i === at.calls.length) fill(slot)
+    }
+  }
+  return out
+}
+
 const downstream = { kind: 'accept' }
 const next = () => Promise.resolve(downstream)
-const sides = [guard, reference].map((plugin) => listenersOf(plugin, {})['tools/post-execute'])
+const agents = new Map()
+const agentOf = (id) => agents.get(id) ?? agents.set(id, { id }).get(id)
 
-/** ns that `listener` takes over `copies` of calls `from`…, from a collected heap. */
-async function run(listener, copies, from) {
+/** Fresh inputs for a chunk, as the loop makes them: parsed, deep-frozen arguments; a new result. */
+const inputs = (chunk) => chunk.map(([id, call]) => [agentOf(id), call.tool, deepFreeze(JSON.parse(call.args)), { content: [{ type: 'text', text: call.text }], isError: false }])
+
+async function timeListener(listener, prepared) {
   globalThis.gc?.()
   const start = process.hrtime.bigint()
-  for (let i = 0; i < copies.length; i++) {
-    const [agent, name] = calls[from + i]
-    await listener({ name, agent: agents[agent], arguments: copies[i] }, {}, next)
-  }
-  return Number(process.hrtime.bigint() - start)
+  for (const [agent, name, args, result] of prepared) await listener({ name, agent, arguments: args }, result, next)
+  return Number(process.hrtime.bigint() - start) / prepared.length
 }
 
-const totals = [[], []]
-const ratios = []
-for (let pass = 0; pass <= PASSES; pass++) {
-  const ns = [0, 0]
-  for (let from = 0, chunk = 0; from < CALLS; from += CHUNK, chunk++) {
-    const copiesOf = () => calls.slice(from, from + CHUNK).map(([, , json]) => deepFreeze(JSON.parse(json)))
-    const copies = [copiesOf(), copiesOf()]
-    for (const side of (pass + chunk) % 2 ? [1, 0] : [0, 1]) ns[side] += await run(sides[side], copies[side], from)
-  }
-  // The first pass warms up.
-  if (pass === 0) continue
-  totals[0].push(ns[0] / 1e6)
-  totals[1].push(ns[1] / 1e6)
-  ratios.push(ns[1] / ns[0])
+function timeClass(guard, prepared) {
+  globalThis.gc?.()
+  const start = process.hrtime.bigint()
+  for (const [agent, name, args, result] of prepared) guard.observe(agent.id, name, args, result)
+  return Number(process.hrtime.bigint() - start) / prepared.length
 }
 
-const kb = (n) => `${(n / 1000).toFixed(1)} KB`
-console.log(`Node ${process.version}: an agent's traffic, ${CALLS.toLocaleString('en')} calls (seed ${SEED}): ` +
-  `${CALLS - counts.repeats} new, ${counts.repeats} repeats, ${counts.large} of ~1 MB; median ${kb(median(sizes))}, ` +
-  `${(sizes.reduce((a, b) => a + b, 0) / 1e6).toFixed(1)} MB of JSON in all; ${PASSES} passes`)
-console.log('| plugin | ms per 10,000 calls |')
-console.log('| --- | ---: |')
-console.log(`| native | ${median(totals[0]).toFixed(1)} |`)
-console.log(`| reference | ${median(totals[1]).toFixed(1)} |`)
-console.log(`reference ÷ native, the median of the passes' ratios: ${median(ratios).toFixed(2)}×`)
+const calls = sessions.reduce((sum, s) => sum + s.length, 0)
+console.log(`traffic.mjs: Node ${process.version}, ${sessions.length} sessions, ${calls} calls${real ? ' (the shared trajectories)' : ''}; ${ROUNDS} rounds of ${CHUNK} calls; median ns per call and the median of the rounds' reference ÷ side`)
+console.log('| shape | side | ns per call | reference ÷ side |')
+console.log('| --- | --- | ---: | ---: |')
+for (const shape of ['one at a time', `${INTERLEAVED} interleaved`]) {
+  const sequence = order(shape)
+  const sides = {
+    reference: { listener: listenersOf(reference, {})['tools/post-execute'] },
+    defaults: { listener: listenersOf(plugin, {})['tools/post-execute'] },
+    recommended: { listener: listenersOf(plugin, { profile: 'recommended' })['tools/post-execute'] },
+    'class, defaults': { guard: new RepeatToolGuard({}) },
+    'class, recommended': { guard: new RepeatToolGuard({ profile: 'recommended' }) },
+  }
+  const times = Object.fromEntries(Object.keys(sides).map((name) => [name, []]))
+  // Round 0 warms up; each round takes the next chunk, so the rounds cover the traffic.
+  for (let round = 0; round <= ROUNDS; round++) {
+    const start = (round * CHUNK) % Math.max(1, sequence.length - CHUNK)
+    const chunk = sequence.slice(start, start + CHUNK)
+    for (const name of inTurn(sides, round)) {
+      const prepared = inputs(chunk)
+      const side = sides[name]
+      const ns = side.listener ? await timeListener(side.listener, prepared) : timeClass(side.guard, prepared)
+      if (round > 0) times[name].push(ns)
+    }
+  }
+  const ref = times.reference
+  for (const name of Object.keys(sides)) {
+    const ratios = times[name].map((ns, i) => ref[i] / ns)
+    console.log(`| ${shape} | ${name} | ${median(times[name]).toFixed(0)} | ${name === 'reference' ? '1.00' : median(ratios).toFixed(2)}× |`)
+  }
+}
+console.log('targets: defaults >= 2x the reference in both shapes; recommended >= 1x')

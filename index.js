@@ -156,13 +156,12 @@ export function apply(ctx, config) {
 
   // `stopAt`: the agents told in this turn why it ends. rc.8 runs one more step for a context
   // left at the end of a turn, for the model to read it; a call that step makes still at the bound
-  // ends the turn without a second message, so nothing is left to run a step for.
+  // ends the turn without a second message (nor a second event: it is the same stop), so nothing
+  // is left to run a step for.
   const stopped = new Set()
 
-  async function stopAgain(exec, result, reminder, next) {
-    const decision = await next()
-    announce(exec, reminder)
-    return concluding(exec, result, decision)
+  async function stopAgain(exec, result, next) {
+    return concluding(exec, result, await next())
   }
 
   async function deliver(exec, result, reminder, message, next) {
@@ -189,7 +188,7 @@ export function apply(ctx, config) {
   ctx.on('tools/post-execute', (exec, result, next) => {
     const reminder = exec.agent ? observe(exec, result) : null
     if (!reminder) return next()
-    if (reminder.tier === 'stop' && stopped.has(exec.agent.id)) return stopAgain(exec, result, reminder, next)
+    if (reminder.tier === 'stop' && stopped.has(exec.agent.id)) return stopAgain(exec, result, next)
     if (reminder.tier === 'stop') stopped.add(exec.agent.id)
     return deliver(exec, result, reminder, createUserMessage({
       content: [{ type: 'text', text: reminder.text }],

@@ -362,7 +362,7 @@ test('a process killed mid-event loses at most its own call: the state stays rea
 test('the command: hook --help; an event loads the class and the hook\'s own modules only, neither the plugin, cordis, the harness, the schema nor the replay', (t) => {
   const help = spawnSync(process.execPath, [BIN, 'hook', '--help'], { encoding: 'utf8' })
   t.is(help.status, 0)
-  t.regex(help.stderr, /^Usage: dsh-repeat-tool-guard hook/)
+  t.regex(help.stdout, /^Usage: dsh-repeat-tool-guard hook/)
   const where = place()
   const trace = join(where.root, 'imports')
   // --no-deprecation: newer Nodes deprecate the trace's module.register(), on stderr.

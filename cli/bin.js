@@ -17,6 +17,11 @@ if (argv[0] === 'hook') {
   const { runHook } = await import('./hook.js')
   process.exitCode = await runHook(argv.slice(1), io)
 } else {
+  // A reader that stops early (`| head`) closes stdout: the command ends quietly, in every mode.
+  process.stdout.on('error', (error) => {
+    if (error.code !== 'EPIPE') throw error
+    process.exit(process.exitCode ?? 0)
+  })
   const { main } = await import('./main.js')
   process.exitCode = await main(argv, io)
 }

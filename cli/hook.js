@@ -84,7 +84,7 @@ async function guardFor(path, stderr) {
 /** Runs the hook with `argv` (after `hook`) and `input` (stdin's text); returns its exit code. */
 export async function hook(argv, { input, stdout, stderr, env = process.env }) {
   try {
-    const answer = await answerEvent(argv, input, { stderr, env })
+    const answer = await answerEvent(argv, input, { stdout, stderr, env })
     if (answer !== undefined) stdout.write(`${JSON.stringify(answer)}\n`)
     return 0
   } catch (error) {
@@ -109,7 +109,7 @@ function isPreCall(input) {
   }
 }
 
-async function answerEvent(argv, input, { stderr, env }) {
+async function answerEvent(argv, input, { stdout, stderr, env }) {
   let values
   try {
     values = parseArgs({ args: argv, options: OPTIONS, strict: true }).values
@@ -117,7 +117,7 @@ async function answerEvent(argv, input, { stderr, env }) {
     throw new SetupError(`repeat-tool-guard: hook: ${error.message}; run dsh-repeat-tool-guard hook --help for the options`)
   }
   if (values.help) {
-    stderr.write(HOOK_HELP)
+    stdout.write(HOOK_HELP)
     return undefined
   }
   if (values.host !== undefined && !Object.hasOwn(DIALECTS, values.host)) throw new SetupError(`repeat-tool-guard: hook: --host ${JSON.stringify(values.host)}: expected one of ${Object.keys(DIALECTS).join(', ')}`)

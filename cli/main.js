@@ -10,14 +10,15 @@ import { unknownKeyWarning, unknownKeys } from '../lib/keys.js'
 import { guardInputs } from '../lib/history.js'
 import { readRuns } from './formats/index.js'
 import { OlderShape } from './formats/harness.js'
-import { HELP, UsageError, parseCommand } from './options.js'
+import { EXIT as CODES, HELP, UsageError, VERSION, parseCommand } from './options.js'
 import { MissingPackagesError } from './peers.js'
 import { Replay } from './replay.js'
 import { buildReport, sessionSummary } from './report.js'
 import { InputError, SessionReader, findLogs } from './sessions.js'
 import { textReport } from './text.js'
 
-export const EXIT = { ok: 0, input: 1, usage: 2, missing: 3, output: 4 }
+/** The exit codes by name (options.js declares them with their meaning, for the help). */
+export const EXIT = Object.fromEntries(Object.entries(CODES).map(([name, [code]]) => [name, code]))
 
 /** Progress on stderr: a bar redrawn in place on a TTY, a plain line every second otherwise; it moves within a file too. */
 function progress(stderr, total, totalBytes, clock) {
@@ -86,9 +87,13 @@ export async function main(argv, { stdout, stderr, now = Date.now }) {
     return await runCommand(argv, { stdout, stderr, now })
   } catch (error) {
     // A package the command imports on first use (a config's YAML parser, the session reader).
-    if (!(error instanceof MissingPackagesError)) throw error
-    stderr.write(`replay: ${error.message}\n`)
-    return EXIT.missing
+    if (error instanceof MissingPackagesError) {
+      stderr.write(`replay: ${error.message}\n`)
+      return EXIT.missing
+    }
+    // Anything else is the command's own failure, told apart from an input it could not read.
+    stderr.write(`replay: internal error: ${error?.stack ?? error}\n`)
+    return EXIT.internal
   }
 }
 
@@ -103,6 +108,10 @@ async function runCommand(argv, { stdout, stderr, now }) {
   }
   if (command.help) {
     stdout.write(HELP)
+    return EXIT.ok
+  }
+  if (command.version) {
+    stdout.write(VERSION)
     return EXIT.ok
   }
   for (const { label, config } of command.configs) {

@@ -1,10 +1,57 @@
 // The replay command's options (node's util.parseArgs); its config files are read by config-file.js.
+import { createRequire } from 'node:module'
 import { parseArgs } from 'node:util'
 
 import { ConfigFileError, loadConfig as loadConfigFile } from './config-file.js'
 import { FORMATS } from './formats/index.js'
 
-export const HELP = `Usage: dsh-repeat-tool-guard replay <file or directory>... [options]
+const { version } = createRequire(import.meta.url)('../package.json')
+
+/** The command's options: parseArgs' declarations, with the value's name and the help's line for each. */
+const OPTIONS = {
+  config: { type: 'string', value: '<file>', text: "The guard's config: a cordis.yml with a repeat-tool-guard entry, or a YAML/JSON file holding the config object (default: the plugin's defaults)" },
+  thresholds: { type: 'string', value: '<list>', text: "Thresholds, e.g. 3,5,8 (replaces the config's)" },
+  compare: { type: 'string', value: '<file>', text: 'A second config, replayed over the same runs; shows the reminders it adds (+) and removes (-) per session' },
+  format: { type: 'string', value: '<format>', text: `Read every input as one of ${FORMATS.join(', ')} (default: recognised per file)` },
+  'outcome-field': { type: 'string', value: '<name>', default: 'outcome', text: 'The trajectories\' field that says how a run ended; sessions are grouped by it (default: outcome)' },
+  json: { type: 'boolean', text: 'The report as JSON on stdout (no progress on stderr)' },
+  html: { type: 'string', value: '<file>', text: 'Also write a self-contained HTML report to <file>' },
+  version: { type: 'boolean', short: 'v', text: "The package's version" },
+  help: { type: 'boolean', short: 'h', text: 'This help' },
+}
+
+/** The exit codes, each with what it means (the help lists them). */
+export const EXIT = {
+  ok: [0, 'every input was replayed'],
+  input: [1, 'some input could not be read (named on stderr); the others were replayed'],
+  usage: [2, 'usage error: a bad option, or a config the guard rejects'],
+  missing: [3, 'a package the command needs is not installed (named, with the npm install command)'],
+  output: [4, 'the HTML report cannot be written (checked before anything is read)'],
+  internal: [70, 'an internal error: a bug (its stack on stderr; please report it)'],
+}
+
+/** `text` in lines of at most `width` characters, the first after `head`, the others indented as far. */
+function wrap(head, text, width = 80) {
+  const lines = []
+  let line = head
+  for (const word of text.split(' ')) {
+    if (line.length + 1 + word.length > width && line.trim() !== '' && line.length > head.length) {
+      lines.push(line)
+      line = ' '.repeat(head.length) + word
+    } else {
+      line += (line.length > head.length ? ' ' : '') + word
+    }
+  }
+  return [...lines, line].join('\n')
+}
+
+const optionHelp = Object.entries(OPTIONS).map(([name, option]) => {
+  const flag = `${option.short ? `-${option.short}, ` : ''}--${name}${option.value ? ` ${option.value}` : ''}`
+  return wrap(`  ${flag.padEnd(24)}`, option.text)
+})
+
+export const HELP = `Usage: dsh-repeat-tool-guard replay <file or directory or ->... [options]
+       dsh-repeat-tool-guard hook [options] < event.json   (see hook --help)
 
 Replays agent runs through the guard and reports where its reminders would
 fire and how long runs of identical calls get: the harness's session logs
@@ -13,45 +60,23 @@ fire and how long runs of identical calls get: the harness's session logs
 (~/.gemini/tmp/*/chats), a run per agent, and other agents' trajectories in the
 OpenAI chat or the Anthropic Messages format (JSON Lines of {"messages": [...]},
 or one JSON document), raw or gzip-compressed. Directories are searched for
-*.jsonl files (also .gz, .zst, .zstd); a JSON document is read when named.
+*.jsonl files (also .gz, .zst, .zstd); a JSON document is read when named;
+- reads standard input.
 
 Options:
-  --config <file>         The guard's config: a cordis.yml with a repeat-tool-guard
-                          entry, or a YAML/JSON file holding the config object
-                          (default: the plugin's defaults)
-  --thresholds <list>     Thresholds, e.g. 3,5,8 (replaces the config's)
-  --compare <file>        A second config, replayed over the same runs; shows the
-                          reminders it adds (+) and removes (-) per session
-  --format <format>       Read every input as one of ${FORMATS.slice(0, 3).join(', ')},
-                          ${FORMATS.slice(3).join(', ')} (default: recognised per file)
-  --outcome-field <name>  The trajectories' field that says how a run ended;
-                          sessions are grouped by it (default: outcome)
-  --json                  The report as JSON on stdout (no progress on stderr)
-  --html <file>           Also write a self-contained HTML report to <file>
-  -h, --help              This help
+${optionHelp.join('\n')}
 
 Exit codes:
-  0  every input was replayed
-  1  some input could not be read (named on stderr); the others were replayed
-  2  usage error: a bad option, or a config the guard rejects
-  3  a package the command needs is not installed (named, with the npm install
-     command)
-  4  the HTML report cannot be written (checked before anything is read)
+${Object.values(EXIT).map(([code, text]) => wrap(`  ${String(code).padEnd(3)}`, text)).join('\n')}
 `
+
+export const VERSION = `${version}\n`
 
 /** A mistake in how the command was called: reported with a pointer to --help, exit code 2. */
 export class UsageError extends Error {}
 
-const OPTIONS = {
-  config: { type: 'string' },
-  thresholds: { type: 'string' },
-  compare: { type: 'string' },
-  format: { type: 'string' },
-  'outcome-field': { type: 'string', default: 'outcome' },
-  json: { type: 'boolean' },
-  html: { type: 'string' },
-  help: { type: 'boolean', short: 'h' },
-}
+/** parseArgs' declarations of the options. */
+const DECLARED = Object.fromEntries(Object.entries(OPTIONS).map(([name, { type, short, default: value }]) => [name, { type, ...(short ? { short } : {}), ...(value === undefined ? {} : { default: value }) }]))
 
 /**
  * The parsed command line: `{ help }` or `{ inputs, configs, format?, outcomeField, json, html? }`,
@@ -60,12 +85,13 @@ const OPTIONS = {
 export async function parseCommand(argv) {
   let parsed
   try {
-    parsed = parseArgs({ args: argv, allowPositionals: true, strict: true, options: OPTIONS })
+    parsed = parseArgs({ args: argv, allowPositionals: true, strict: true, options: DECLARED })
   } catch (error) {
     throw new UsageError(error.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' ? unknownOption(error.message) : error.message)
   }
   const { values, positionals } = parsed
   if (values.help) return { help: true }
+  if (values.version) return { version: true }
   const [command, ...inputs] = positionals
   if (command === undefined) throw new UsageError('no command given (the command is replay)')
   if (command !== 'replay') throw new UsageError(`unknown command ${JSON.stringify(command)} (the command is replay)`)

@@ -2,7 +2,7 @@
 // session packages for reading its logs: cli/formats/harness.js decodes records with them, and a
 // log in an older shape is read whole through the JSONL backend, which upgrades it as a resume
 // does. The backend's layout: <root>/<project>/<encoded session id>/session.jsonl[.zstd].
-import { readdir, stat } from 'node:fs/promises'
+import { readdir, realpath, stat } from 'node:fs/promises'
 import { basename, dirname, join, resolve } from 'node:path'
 
 import { importPeer } from './peers.js'
@@ -22,6 +22,11 @@ export class InputError extends Error {}
 export async function findLogs(paths) {
   const found = []
   for (const path of paths) {
+    // Standard input, read as a file would be.
+    if (path === '-') {
+      found.push({ path: '-', bytes: 0 })
+      continue
+    }
     let info
     try {
       info = await stat(path)
@@ -38,16 +43,27 @@ export async function findLogs(paths) {
       found.push({ path: resolve(path), bytes: info.size })
     }
   }
-  const unique = new Map(found.map((log) => [log.path, log]))
+  // One file reached by two paths (a link) is read once.
+  const unique = new Map()
+  for (const log of found) {
+    const real = log.path === '-' ? '-' : await realpath(log.path).catch(() => log.path)
+    if (!unique.has(real)) unique.set(real, log)
+  }
   return [...unique.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))
 }
 
-async function walk(dir, found) {
+async function walk(dir, found, seen = new Set()) {
+  // A link back to a directory already walked is walked once.
+  const real = await realpath(dir)
+  if (seen.has(real)) return
+  seen.add(real)
   const entries = await readdir(dir, { withFileTypes: true })
   for (const entry of entries) {
     const path = join(dir, entry.name)
-    if (entry.isDirectory()) await walk(path, found)
-    else if (entry.isFile() && INPUT.test(entry.name)) found.push({ path, bytes: (await stat(path)).size })
+    // A symbolic link is taken as what it points at.
+    const info = entry.isSymbolicLink() ? await stat(path).catch(() => undefined) : entry
+    if (info?.isDirectory()) await walk(path, found, seen)
+    else if (info?.isFile() && INPUT.test(entry.name)) found.push({ path, bytes: (await stat(path)).size })
   }
 }
 

@@ -139,7 +139,8 @@ test('stopAt: the guard ends the turn through concludeTurn, says why, and emits 
   t.deepEqual(run.results.map((r) => r.content[0].text), times(5, () => 'ok:grep'), 'no call after the 5th')
   t.deepEqual(run.reminders.map((r) => r.source.summary), ['grep × 3', 'grep × 4: turn ended'])
   t.true(run.reminders[1].text.startsWith('Tool call loop stopped:\n- tool: grep\n- calls: 4, the limit'))
-  t.deepEqual(run.events.map((e) => [e.tier, e.count]), [['gentle', 3], ['stop', 4], ['stop', 5]])
+  // One event per stop: the 5th call ends the same turn again, without a message or an event.
+  t.deepEqual(run.events.map((e) => [e.tier, e.count]), [['gentle', 3], ['stop', 4]])
   t.is(run.log.filter((e) => e.type === 'turn/end').length, 1)
   t.false(run.log.some((e) => e.type === 'assistant/message' && JSON.stringify(e.data).includes('done')), 'the model never got to say done')
   const plain = await runScript(guard, {}, structuredClone(script))

@@ -4,7 +4,8 @@
 // its legend, an --html path that cannot be written, and a malformed record named by file and line.
 // The logs are recorded once with the real deepseek-harness 0.1.0-rc.8 loop. Node >= 22.19.
 import test from 'ava'
-import { execFile } from 'node:child_process'
+import { execFile, spawnSync } from 'node:child_process'
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -75,7 +76,7 @@ test('a mistyped option is answered with the option meant', async (t) => {
     t.is(stderr, `replay: unknown option ${given} (did you mean ${meant}?)\n${help}`)
   }
   const far = await command(['replay', logs, '--frobnicate'])
-  t.is(far.stderr, `replay: unknown option --frobnicate (the options are --config, --thresholds, --compare, --format, --outcome-field, --json, --html, --help)\n${help}`)
+  t.is(far.stderr, `replay: unknown option --frobnicate (the options are --config, --thresholds, --compare, --format, --outcome-field, --json, --html, --version, --help)\n${help}`)
 })
 
 test('--html to a path that cannot be written is refused before anything is read, with its own exit code', async (t) => {
@@ -212,4 +213,35 @@ test('--compare shows, per session, the reminders the second config adds and rem
     t.deepEqual(session.removed.map(key), a.filter((k) => !b.includes(k)))
   }
   t.true(json.sessions.some((s) => s.added.length > 0) && json.sessions.some((s) => s.removed.length > 0))
+})
+
+test('as Node users expect: --version, - for standard input, links in a directory read once, a closed stdout ends quietly, an internal error its own code', async (t) => {
+  const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8'))
+  const bin = fileURLToPath(new URL('../../cli/bin.js', import.meta.url))
+  t.is(spawnSync(process.execPath, [bin, '--version'], { encoding: 'utf8' }).stdout, `${version}\n`)
+  const dir = mkdtempSync(join(tmpdir(), 'replay-cli-'))
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  const call = { role: 'assistant', tool_calls: [{ id: '1', type: 'function', function: { name: 'grep', arguments: '{"q":1}' } }] }
+  const line = `${JSON.stringify({ messages: [call, { role: 'tool', tool_call_id: '1', content: 'x' }, call, { role: 'tool', tool_call_id: '1', content: 'x' }, call, { role: 'tool', tool_call_id: '1', content: 'x' }] })}\n`
+  mkdirSync(join(dir, 'real'))
+  mkdirSync(join(dir, 'links'))
+  writeFileSync(join(dir, 'real', 'a.jsonl'), line.repeat(2000))
+  symlinkSync(join(dir, 'real', 'a.jsonl'), join(dir, 'links', 'a.jsonl'))
+  symlinkSync(dir, join(dir, 'links', 'loop'))
+  const linked = JSON.parse(spawnSync(process.execPath, [bin, 'replay', join(dir, 'links'), '--json'], { encoding: 'utf8', maxBuffer: 1 << 28 }).stdout)
+  t.is(linked.sessions.length, 2000, 'the linked file, read once through two paths')
+  const piped = spawnSync(process.execPath, [bin, 'replay', '-', '--json'], { input: line, encoding: 'utf8' })
+  t.is(piped.status, 0, piped.stderr)
+  t.is(JSON.parse(piped.stdout).sessions[0].reminders[0].length, 1, 'the gentle reminder at the third call, from stdin')
+  for (const mode of [['--json'], []]) {
+    const closed = spawnSync('sh', ['-c', `"${process.execPath}" "${bin}" replay "${join(dir, 'real')}" ${mode.join(' ')} 2>"${join(dir, 'err')}" | head -c 10 >/dev/null; echo $?`], { encoding: 'utf8' })
+    t.is(readFileSync(join(dir, 'err'), 'utf8').replace(/^replay: \d+\/\d+ logs.*\n/gm, ''), '', `no stack trace when stdout closes early (${mode.join(' ') || 'text'})`)
+    t.is(closed.status, 0)
+  }
+  // A failure of the command itself (here, a stdout that throws) is exit code 70 with its stack.
+  let err = ''
+  const code = await main(['replay', join(dir, 'real')], { stdout: { write() { throw new Error('boom') } }, stderr: { write: (text) => (err += text) } })
+  t.is(code, EXIT.internal)
+  t.is(EXIT.internal, 70)
+  t.regex(err, /^replay: internal error: Error: boom\n\s+at /m)
 })

@@ -4,7 +4,6 @@
 // bytes read so far are reported for progress, and an input cut short (a torn zstd frame, a gzip
 // stream without its end) is noted in `cutShort`, after what could be decoded was yielded.
 import { createReadStream } from 'node:fs'
-import { open } from 'node:fs/promises'
 import { Readable } from 'node:stream'
 import { setImmediate } from 'node:timers/promises'
 import * as zlib from 'node:zlib'
@@ -44,12 +43,21 @@ export class Lines {
     if (pendingBytes > 0) yield { text: Buffer.concat(pending).toString('utf8'), number: ++number, complete: false }
   }
 
-  /** The file's bytes, decompressed when they start with a gzip or zstd magic number. */
+  /**
+   * The file's bytes, decompressed when they start with a gzip or zstd magic number. The magic is
+   * read off the first chunk, so that a pipe (`-`, standard input, or a named pipe) reads as a file does.
+   */
   async * #decoded() {
-    const head = Buffer.alloc(4)
-    const handle = await open(this.path)
-    const { bytesRead } = await handle.read(head, 0, 4, 0).finally(() => handle.close())
-    const source = createReadStream(this.path, { highWaterMark: CHUNK })
+    const stream = this.path === '-' ? process.stdin : createReadStream(this.path, { highWaterMark: CHUNK })
+    const chunks = stream[Symbol.asyncIterator]()
+    const first = await chunks.next()
+    const head = first.done ? Buffer.alloc(0) : first.value
+    const bytesRead = head.length
+    const source = (async function * () {
+      if (first.done) return
+      yield first.value
+      for (let chunk = await chunks.next(); !chunk.done; chunk = await chunks.next()) yield chunk.value
+    })()
     // The file's chunks as the consumer asks for them (a 'data' listener would read ahead of it).
     let read = 0
     const counted = async function * (chunks, onBytes) {
@@ -69,7 +77,7 @@ export class Lines {
           if (error.code !== 'Z_BUF_ERROR') throw new Error(`not a valid gzip stream: ${error.message}`, { cause: error })
           this.cutShort = 'its gzip stream ends early'
         }
-      } else if (bytesRead === 4 && head.readUInt32LE(0) === ZSTD_MAGIC) {
+      } else if (bytesRead >= 4 && head.readUInt32LE(0) === ZSTD_MAGIC) {
         // Node's streaming zstd decoder stops after a file's first frame; the harness writes one a batch.
         const frames = new ZstdFrames()
         for await (const chunk of counted(source, this.onBytes)) {
@@ -88,8 +96,8 @@ export class Lines {
         yield * counted(source, this.onBytes)
       }
     } finally {
-      // Closes the file when the reader stops early too.
-      source.destroy()
+      // Closes the file when the reader stops early too (standard input stays open).
+      if (stream !== process.stdin) stream.destroy()
     }
   }
 }

@@ -19,6 +19,7 @@ const WASI = binding.__napiBindingTarget === 'wasm32-wasi'
 // The walk's own tests call no binding: on the WASI build they would run the same JavaScript, in the
 // mode that "with long strings written inline" checks on every build.
 const walkOnly = WASI ? test.skip : test
+if (WASI) console.log('skip: encode: the walk\'s own tests (they run the same JavaScript as on the native build: npm test runs them there)')
 
 /** A string's key form (core/src/form.rs): tag, LEB128 length, code units in one byte or two. */
 function stringForm(text) {

@@ -354,10 +354,16 @@ else
 fi
 stage_done
 
-rm -rf "$log"
 echo "== times (a background stage's time is the time it ran, beside others)"
 printf '%s\n' "${stage_times[@]}"
 printf '%6d s  in all\n' "$((SECONDS - started_all))"
-if [ "$skipped" -gt 0 ]; then echo "fuzz skipped (see the skip: fuzz line above)"; fi
+# What did not run, said rather than hidden: ava's skipped tests (TAP "# SKIP"), and every "skip:"
+# line a stage printed (the fuzz run, the soak's unjudged checks, a test's missing tool), each with
+# its reason and what runs it.
+skipped_tests=$(cat "$log"/ava-* "$log"/install "$log"/addon-extra "$log"/harness-extra 2>/dev/null | grep -cE '^ok [0-9]+ .*# SKIP')
+mapfile -t skip_lines < <(cat "$log"/* 2>/dev/null | grep -oE '^(# )?skip: .*' | sed 's/^# //' | sort -u)
+echo "== skipped: $skipped_tests tests and $((${#skip_lines[@]})) checks or stages, for these reasons:"
+[ "${#skip_lines[@]}" -eq 0 ] || printf '  %s\n' "${skip_lines[@]}"
+rm -rf "$log"
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -1,26 +1,35 @@
 //! The repeat-tool-guard core, free of napi so `cargo test` drives it directly.
 //!
-//! The modules, bottom up; each uses only modules listed before it.
+//! The modules, bottom up: each uses only modules listed before it (outside its tests), one a
+//! line, as docs/ARCHITECTURE.md's table lists them; `__test__/modules.spec.mjs` checks both
+//! against the files and their `crate::` imports.
 //!
-//! - The value vocabulary: `error` (what can go wrong), `number`
-//!   (JavaScript's `Number::toString`), `value` (the [`Arguments`] of a
-//!   call), `form` (the key form's tags, strings and lengths), `patterns`
-//!   (tool-name patterns), `ignore` (`ignoreArguments`' key paths).
-//! - `transport`: what the plugin's JavaScript writes, checked in full.
-//!   `json`: JSON text written in the transport's encoding.
-//! - `key_form` (a transport's key form, with every canonical rule: the one
-//!   walk of a value; `lockstep` reads two transports side by side with its
-//!   number rule; the golden vectors and the fuzz targets hold them equal).
-//! - `read` (any [`Arguments`]' key form; the reused buffers), then
-//!   `canonical` (the canonical text, read off the key form) and `key` (a
-//!   call's key: a short form, or a digest).
-//! - `lockstep` (two transports read side by side: certainly different, or
-//!   the same, without a key), `memo`, `similar`, `cycles`, `chains`, `overrides`, `reminders`, `stats`,
-//!   `config` (values and rules), `options` (every option declared once),
-//!   `raw_config` (the config as the binding read it, validated option by option).
-//! - `guard`: [`Guard`], which ties them together the way the plugin uses them.
-//!   The opt-in features (cycles, overrides, `sameResultOnly`, `repeatEvery`,
-//!   `ignoreArguments`, `similar`) stay off the reference's path unless configured.
+//! - `error`: what can go wrong (`ConfigError`, `CanonicalError`)
+//! - `number`: JavaScript's `Number::toString`
+//! - `value`: the [`Arguments`] of a call, and a transport's long strings
+//! - `form`: the key form's tags, strings and lengths
+//! - `patterns`: tool-name patterns (`include`, `exclude`, per-tool caches)
+//! - `ignore`: `ignoreArguments`' key paths
+//! - `transport`: what the plugin's JavaScript writes, checked in full
+//! - `json`: JSON text written in the transport's encoding
+//! - `key_form`: a transport's key form, with every canonical rule
+//! - `read`: any [`Arguments`]' key form; the reused buffers
+//! - `canonical`: the canonical text, read off the key form
+//! - `key`: a call's key (a short key form, or its digest)
+//! - `lockstep`: two transports read side by side, without a key
+//! - `memo`: the last transport keyed, and a call told apart from it kept pending
+//! - `cycles`: opt-in `cycles`
+//! - `similar`: opt-in `similar`
+//! - `progress`: opt-in `noProgress` and `failures`
+//! - `chains`: each agent's run, and what the opt-in detections keep
+//! - `overrides`: opt-in per-tool thresholds
+//! - `reminders`: the reminder texts and tiers
+//! - `stats`: the counters
+//! - `config`: the config's values and the rules that check them
+//! - `options`: every option declared once
+//! - `raw_config`: the config as the binding read it, validated option by option
+//! - `guard`: [`Guard`], which ties them together the way the plugin uses them
+//! - `profile`: the stages of a new call timed (an ignored test)
 
 // Everything here is safe Rust: the binding alone talks to Node-API.
 #![forbid(unsafe_code)]

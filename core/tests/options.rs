@@ -94,7 +94,10 @@ fn lib_options_js_declares_the_schema_of_every_option() {
 
 #[test]
 fn lib_keys_js_lists_every_option() {
-    let names: Vec<String> = OPTIONS.iter().map(|option| js_string(option.name)).collect();
+    let names: Vec<String> = OPTIONS
+        .iter()
+        .map(|option| js_string(option.name))
+        .collect();
     let out = format!("export const KNOWN_KEYS = [{}]\n", names.join(", "));
     check(
         "lib/keys.js",

@@ -16,7 +16,7 @@
 //! - the bytes read as a transport, as they are and with container sizes put
 //!   in: whatever the core accepts has canonical text that is a fixed point,
 //!   and keys the same as that text (the key written straight from the bytes
-//!   where it can, the text from the tape: the two ways agree);
+//!   where it can, the text from the key form: the two ways agree);
 //! - two calls in a row, as transports (the value in two member orders, with
 //!   odd numbers, with one scalar changed; the bytes and the bytes with one
 //!   byte changed; the bytes' two halves): the second extends the run exactly

@@ -248,6 +248,8 @@ fn same_result_only_and_repeat_every_messages() {
 }
 
 #[test]
+// Every message of one option, as a table read top to bottom.
+#[allow(clippy::too_many_lines)]
 fn overrides_messages() {
     let o = |overrides| failure(RawConfig::default().with("overrides", overrides));
     let tools = |names: &[&str]| List(names.iter().map(|n| RawValue::string(n)).collect());

@@ -115,3 +115,23 @@ test('nextResponse is a class method; without perResponse it changes nothing', (
   t.like(guard.observe('a', 'grep', { q: 1 }), { tier: 'gentle', count: 3 })
   t.throws(() => guard.nextResponse(1), { instanceOf: TypeError })
 })
+
+test('the JSON report has the keys docs/REPLAY.md gives it, its totals one count per tier', async (t) => {
+  const { readFileSync, writeFileSync, mkdtempSync, rmSync } = await import('node:fs')
+  const { tmpdir } = await import('node:os')
+  const { join } = await import('node:path')
+  const { main } = await import('../cli/main.js')
+  const { TIERS } = await import('../lib/keys.js')
+  const doc = readFileSync(new URL('../docs/REPLAY.md', import.meta.url), 'utf8')
+  const dir = mkdtempSync(join(tmpdir(), 'replay-keys-'))
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  const call = { role: 'assistant', tool_calls: [{ id: '1', type: 'function', function: { name: 'grep', arguments: '{}' } }] }
+  writeFileSync(join(dir, 'runs.jsonl'), `${JSON.stringify({ messages: [call, { role: 'tool', tool_call_id: '1', content: 'x' }], outcome: 'resolved' })}\n`)
+  let out = ''
+  t.is(await main(['replay', join(dir, 'runs.jsonl'), '--json'], { stdout: { write: (s) => (out += s) }, stderr: { write() {} } }), 0)
+  const report = JSON.parse(out)
+  const top = /\*\*JSON\*\* \(`--json`\): `\{ ([^}]*) \}`/.exec(doc)[1].split(', ').map((key) => key.replace('?', ''))
+  t.deepEqual(Object.keys(report).sort(), [...top].sort())
+  t.deepEqual(Object.keys(report.totals[0]), ['sessions', 'calls', 'reminders', ...TIERS])
+  for (const tier of TIERS) t.true(doc.includes(`\`${tier}\``), `docs/REPLAY.md names the tier ${tier}`)
+})

@@ -130,6 +130,12 @@ export declare class RepeatToolGuard {
   get thresholds(): Array<number>
   /** Whether `observe` reads the tool result (`sameResultOnly`, `noProgress`, `failures`): callers pass it only then. */
   get takesResults(): boolean
+  /** `perResponse`, as validated (a profile's settings applied): the caller then says where each model response starts. */
+  get perResponse(): boolean
+  /** `stopAt`, as validated (a profile's settings applied), or `null` when calls are never stopped. */
+  get stopAt(): number | null
+  /** `resume`, as validated (a profile's settings applied): the caller rebuilds a resumed agent's chain. */
+  get resume(): boolean
   /** How many agents hold chain state. */
   get agentCount(): number
 }

@@ -77,8 +77,8 @@ export function apply(ctx, config) {
   const handle = guard.__handle()
   // Results reach the guard only when a detection reads them (`sameResultOnly`, `noProgress`, `failures`).
   const takesResults = guard.takesResults
-  const resume = config?.resume === true
-  const perResponse = config?.perResponse === true
+  // As validated, a profile's settings applied: never read from the config as given.
+  const { resume, perResponse } = guard
   const tracked = new Map()
   // The last tool asked about (none yet: a value no name is): an agent mostly calls the same tool again.
   let lastTool = tracked
@@ -203,8 +203,8 @@ export function apply(ctx, config) {
     return next()
   })
 
-  // Validated by the constructor; without it, no listener more than the reference's.
-  if (config?.stopAt !== undefined) {
+  // Without a stop, no listener more than the reference's.
+  if (guard.stopAt !== null) {
     ctx.on('agent/turn-stopping', ({ agent }) => {
       stopped.delete(agent.id)
     })

@@ -216,3 +216,11 @@ test('an error the caller\'s own code throws while arguments are read reaches th
   t.is(t.throws(() => guard.observe('a', 't', { get x() { throw thrown } })), thrown)
   t.is(t.throws(() => canonicalize({ toJSON() { throw thrown } })), thrown)
 })
+
+test('perResponse, stopAt and resume as validated: what the plugin, the hook and the replay read, never the config as given', (t) => {
+  const plain = new RepeatToolGuard({})
+  t.deepEqual([plain.perResponse, plain.stopAt, plain.resume], [false, null, false])
+  const set = new RepeatToolGuard({ perResponse: true, stopAt: 4, resume: true, profile: 'recommended' })
+  t.deepEqual([set.perResponse, set.stopAt, set.resume], [true, 4, true])
+  t.is(new RepeatToolGuard({ perResponse: false }).perResponse, false)
+})

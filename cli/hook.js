@@ -74,7 +74,7 @@ async function guardFor(path, stderr) {
   }
   for (const key of unknownKeys(config)) stderr.write(`repeat-tool-guard: ${path}: ${unknownKeyWarning(key)}\n`)
   try {
-    return { guard: new RepeatToolGuard(config), config }
+    return { guard: new RepeatToolGuard(config) }
   } catch (error) {
     // The plugin's own message, as the harness would show it, and where the config came from.
     throw new SetupError(path === undefined ? error.message : `${error.message} (config: ${path})`)
@@ -156,10 +156,10 @@ async function answerEvent(argv, input, { stdout, stderr, env }) {
     })
     return undefined
   }
-  const { guard, config } = await guardFor(values.config ?? findConfig(event.cwd, env), stderr)
-  if (config.perResponse === true) stderr.write(`repeat-tool-guard: perResponse has no effect in the hook: ${host} does not say which model response a call came in\n`)
+  const { guard } = await guardFor(values.config ?? findConfig(event.cwd, env), stderr)
+  if (guard.perResponse) stderr.write(`repeat-tool-guard: perResponse has no effect in the hook: ${host} does not say which model response a call came in\n`)
   if (!guard.isTracked(event.tool)) return undefined
-  const rebuild = config.resume === true && event.transcript ? await transcriptCalls(event, host, guard) : undefined
+  const rebuild = guard.resume && event.transcript ? await transcriptCalls(event, host, guard) : undefined
   let answer
   store.update(host, event.session, (state, fresh) => {
     if (event.id !== undefined) {
@@ -168,7 +168,7 @@ async function answerEvent(argv, input, { stdout, stderr, env }) {
       state.seen = [...state.seen.slice(1 - MAX_SEEN), event.id]
     }
     const agent = (state.agents[event.agent] ??= { calls: fresh && rebuild ? rebuild : [], stopped: null })
-    answer = observe(guard, agent, event, { dialect, eventName, perResponse: config.perResponse === true })
+    answer = observe(guard, agent, event, { dialect, eventName, perResponse: guard.perResponse })
     return true
   })
   return answer

@@ -32,7 +32,7 @@ export class Replay {
     this.configs = configs
     this.guards = configs.map((config) => new RepeatToolGuard(config ?? {}))
     this.takesResults = this.guards.map((guard) => guard.takesResults)
-    this.resume = configs.map((config) => config?.resume === true)
+    this.resume = this.guards.map((guard) => guard.resume)
     this.measures = configs.map((config) => new RepeatToolGuard(measuringConfig(config)))
     // Run lengths per config: tool → (length → runs).
     this.runs = configs.map(() => new Map())

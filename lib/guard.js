@@ -108,6 +108,18 @@ export class RepeatToolGuard {
     return inRealm(() => this.#native.takesResults)
   }
 
+  get perResponse() {
+    return inRealm(() => this.#native.perResponse)
+  }
+
+  get stopAt() {
+    return inRealm(() => this.#native.stopAt)
+  }
+
+  get resume() {
+    return inRealm(() => this.#native.resume)
+  }
+
   get agentCount() {
     return inRealm(() => this.#native.agentCount)
   }

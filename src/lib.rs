@@ -200,6 +200,24 @@ impl RepeatToolGuard {
         self.with(env, |guard| guard.takes_results())
     }
 
+    /// `perResponse`, as validated (a profile's settings applied): the caller then says where each model response starts.
+    #[napi(getter)]
+    pub fn per_response(&self, env: Env) -> Result<bool> {
+        self.with(env, |guard| guard.config().per_response)
+    }
+
+    /// `stopAt`, as validated (a profile's settings applied), or `null` when calls are never stopped.
+    #[napi(getter)]
+    pub fn stop_at(&self, env: Env) -> Result<Option<f64>> {
+        self.with(env, |guard| guard.config().stop_at)
+    }
+
+    /// `resume`, as validated (a profile's settings applied): the caller rebuilds a resumed agent's chain.
+    #[napi(getter)]
+    pub fn resume(&self, env: Env) -> Result<bool> {
+        self.with(env, |guard| guard.config().resume)
+    }
+
     /// How many agents hold chain state.
     #[napi(getter)]
     pub fn agent_count(&self, env: Env) -> Result<u32> {

@@ -188,6 +188,12 @@ impl Guard {
         &self.config.thresholds
     }
 
+    /// The validated config, a profile's settings applied: what the plugin and the hook read of
+    /// it (`perResponse`, `stopAt`, `resume`) is read here, never from the config as given.
+    pub fn config(&self) -> &GuardConfig {
+        &self.config
+    }
+
     pub fn is_tracked(&self, tool: &[u16]) -> bool {
         self.config.filter.is_tracked(tool)
     }

@@ -7,8 +7,7 @@
 // The rules themselves are the guard's; nothing here counts runs.
 import { RepeatToolGuard } from '../lib/guard.js'
 import { guardInputs, responseOf } from '../lib/history.js'
-/** The options that decide which calls are identical; every other decides where or whether reminders fire. */
-const IDENTITY_OPTIONS = ['include', 'exclude', 'sameResultOnly', 'ignoreArguments']
+import { IDENTITY_KEYS } from '../lib/keys.js'
 
 /**
  * The config that measures runs: with the run length reported at every call from the second on
@@ -17,7 +16,7 @@ const IDENTITY_OPTIONS = ['include', 'exclude', 'sameResultOnly', 'ignoreArgumen
  * kept, so an option added later is left out unless it changes what identical means.
  */
 function measuringConfig(config) {
-  const identity = Object.fromEntries(IDENTITY_OPTIONS.filter((key) => Object.hasOwn(config ?? {}, key)).map((key) => [key, config[key]]))
+  const identity = Object.fromEntries(IDENTITY_KEYS.filter((key) => Object.hasOwn(config ?? {}, key)).map((key) => [key, config[key]]))
   return { ...identity, thresholds: [2], repeatEvery: 1, argumentsPreviewChars: 1 }
 }
 

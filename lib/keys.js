@@ -6,6 +6,11 @@
 export const KNOWN_KEYS = ['thresholds', 'argumentsPreviewChars', 'include', 'exclude', 'profile', 'cycles', 'sameResultOnly', 'overrides', 'repeatEvery', 'ignoreArguments', 'similar', 'noProgress', 'failures', 'perResponse', 'stopAt', 'resume']
 // END KEYS
 
+/** The keys that decide which calls are identical (what a run is); the others decide where or whether reminders come. */
+// BEGIN IDENTITY: rendered from core/src/options.rs, checked by core/tests/options.rs
+export const IDENTITY_KEYS = ['include', 'exclude', 'sameResultOnly', 'ignoreArguments']
+// END IDENTITY
+
 /** Every reminder tier, in the order stats and reports list them. */
 // BEGIN TIERS: rendered from core/src/reminders.rs, checked by core/tests/options.rs
 export const TIERS = ['gentle', 'detailed', 'cycle', 'similar', 'noProgress', 'failure', 'stop']

@@ -40,6 +40,9 @@ pub struct OptionSpec {
     pub errors: fn() -> Vec<ConfigError>,
     /// Checks the value and sets its field of the config.
     pub apply: fn(&RawValue, &mut GuardConfig) -> Result<(), ConfigError>,
+    /// Whether it decides which calls are identical (what a run is), rather than where or whether
+    /// reminders come: the replay measures run lengths under these options alone.
+    pub identity: bool,
 }
 
 /// The placeholders the documented errors carry: the value as written, and
@@ -145,6 +148,7 @@ pub const OPTIONS: &[OptionSpec] = &[
             }
             Ok(())
         },
+        identity: false,
     },
     OptionSpec {
         name: "argumentsPreviewChars",
@@ -159,6 +163,7 @@ pub const OPTIONS: &[OptionSpec] = &[
             config.preview_chars = cap.map_or(DEFAULT_PREVIEW_CHARS, |n| n as usize);
             Ok(())
         },
+        identity: false,
     },
     OptionSpec {
         name: "include",
@@ -171,6 +176,7 @@ pub const OPTIONS: &[OptionSpec] = &[
             config.filter.include = config::strings("include", raw)?;
             Ok(())
         },
+        identity: true,
     },
     OptionSpec {
         name: "exclude",
@@ -183,6 +189,7 @@ pub const OPTIONS: &[OptionSpec] = &[
             config.filter.exclude = config::strings("exclude", raw)?;
             Ok(())
         },
+        identity: true,
     },
     OptionSpec {
         name: "profile",
@@ -201,6 +208,7 @@ pub const OPTIONS: &[OptionSpec] = &[
             }
             other => Err(config::invalid("profile", other, PROFILE_RULE)),
         },
+        identity: false,
     },
     OptionSpec {
         name: "cycles",
@@ -224,6 +232,7 @@ pub const OPTIONS: &[OptionSpec] = &[
             config.cycles = Some(CycleConfig::new(max_period as usize, repeats));
             Ok(())
         },
+        identity: false,
     },
     OptionSpec {
         name: "sameResultOnly",
@@ -236,6 +245,7 @@ pub const OPTIONS: &[OptionSpec] = &[
             config.same_result_only = config::boolean("sameResultOnly", raw)?;
             Ok(())
         },
+        identity: true,
     },
     OptionSpec {
         name: "overrides",
@@ -263,6 +273,7 @@ pub const OPTIONS: &[OptionSpec] = &[
             config.overrides = Overrides::new(entries);
             Ok(())
         },
+        identity: false,
     },
     OptionSpec {
         name: "repeatEvery",
@@ -275,6 +286,7 @@ pub const OPTIONS: &[OptionSpec] = &[
             config.repeat_every = config::number("repeatEvery", raw, config::integer_in(1.0, f64::MAX), AT_LEAST_ONE)?;
             Ok(())
         },
+        identity: false,
     },
     OptionSpec {
         name: "ignoreArguments",
@@ -313,6 +325,7 @@ pub const OPTIONS: &[OptionSpec] = &[
             config.ignore = IgnoreRules::new(entries);
             Ok(())
         },
+        identity: true,
     },
     OptionSpec {
         name: "similar",
@@ -339,6 +352,7 @@ pub const OPTIONS: &[OptionSpec] = &[
             });
             Ok(())
         },
+        identity: false,
     },
     OptionSpec {
         name: "noProgress",
@@ -351,6 +365,7 @@ pub const OPTIONS: &[OptionSpec] = &[
             config.no_progress = window_option("noProgress", raw, progress::NO_PROGRESS)?.or(config.no_progress);
             Ok(())
         },
+        identity: false,
     },
     OptionSpec {
         name: "failures",
@@ -363,6 +378,7 @@ pub const OPTIONS: &[OptionSpec] = &[
             config.failures = window_option("failures", raw, progress::FAILURES)?.or(config.failures);
             Ok(())
         },
+        identity: false,
     },
     OptionSpec {
         name: "perResponse",
@@ -375,6 +391,7 @@ pub const OPTIONS: &[OptionSpec] = &[
             config.per_response = config::boolean("perResponse", raw)?;
             Ok(())
         },
+        identity: false,
     },
     OptionSpec {
         name: "stopAt",
@@ -387,6 +404,7 @@ pub const OPTIONS: &[OptionSpec] = &[
             config.stop_at = config::number("stopAt", raw, config::integer_in(2.0, f64::MAX), REPEATS_RULE)?;
             Ok(())
         },
+        identity: false,
     },
     OptionSpec {
         name: "resume",
@@ -399,5 +417,6 @@ pub const OPTIONS: &[OptionSpec] = &[
             config.resume = config::boolean("resume", raw)?;
             Ok(())
         },
+        identity: false,
     },
 ];

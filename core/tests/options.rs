@@ -108,6 +108,22 @@ fn lib_keys_js_lists_every_option() {
 }
 
 #[test]
+fn lib_keys_js_lists_the_options_of_identity() {
+    let names: Vec<String> = OPTIONS
+        .iter()
+        .filter(|option| option.identity)
+        .map(|option| js_string(option.name))
+        .collect();
+    let out = format!("export const IDENTITY_KEYS = [{}]\n", names.join(", "));
+    check(
+        "lib/keys.js",
+        "// BEGIN IDENTITY: rendered from core/src/options.rs, checked by core/tests/options.rs\n",
+        "// END IDENTITY\n",
+        &out,
+    );
+}
+
+#[test]
 fn binding_header_declares_the_config_interface_of_every_option() {
     let mut out = String::from("export interface Config {\n");
     for option in OPTIONS {

@@ -8,7 +8,7 @@ import { createUserMessage } from '@deepseek-ai/dsh-llm'
 import { encode, transport, release, repeats, writeLongStringsInline } from './lib/encode.js'
 import { RepeatToolGuard, callOf, canonicalize, nativeOf } from './lib/guard.js'
 import { callsSinceLastPrompt, responseOf } from './lib/history.js'
-import { unknownKeyWarning, unknownKeys } from './lib/keys.js'
+import { SYMBOLS, unknownKeyWarning, unknownKeys } from './lib/keys.js'
 import { OPTION_SCHEMA } from './lib/options.js'
 
 const require = createRequire(import.meta.url)
@@ -35,19 +35,13 @@ function foldReminder(downstream, reminder) {
 }
 
 /**
- * The reminder's source summary: `grep × 3`; for a cycle its block, `(read, grep) × 2`; for
- * near-identical calls `grep ≈ 5`; for the same call and result again `grep ⟳ 5`; for the same error again `grep ✗ 5`; for the hard
- * stop `grep × 20: turn ended`.
+ * The reminder's source summary, the tier's symbol between the calls and the count: `grep × 3`,
+ * `grep ≈ 5`, `grep ⟳ 6`, `grep ✗ 3`; a cycle names its block, `(read, grep) × 2`; the hard stop
+ * says so, `grep × 20: turn ended`.
  */
 function summaryOf(tool, reminder) {
-  switch (reminder.tier) {
-    case 'cycle': return `(${reminder.tools.join(', ')}) × ${reminder.count}`
-    case 'similar': return `${tool} ≈ ${reminder.count}`
-    case 'noProgress': return `${tool} ⟳ ${reminder.count}`
-    case 'failure': return `${tool} ✗ ${reminder.count}`
-    case 'stop': return `${tool} × ${reminder.count}: turn ended`
-    default: return `${tool} × ${reminder.count}`
-  }
+  const calls = reminder.tier === 'cycle' ? `(${reminder.tools.join(', ')})` : tool
+  return `${calls} ${SYMBOLS[reminder.tier]} ${reminder.count}${reminder.tier === 'stop' ? ': turn ended' : ''}`
 }
 
 // Tool names whose tracked-ness is known. Names come from the agent's tool registry, so there are

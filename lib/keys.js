@@ -11,9 +11,10 @@ export const KNOWN_KEYS = ['thresholds', 'argumentsPreviewChars', 'include', 'ex
 export const IDENTITY_KEYS = ['include', 'exclude', 'sameResultOnly', 'ignoreArguments']
 // END IDENTITY
 
-/** Every reminder tier, in the order stats and reports list them. */
+/** Every reminder tier, in the order stats and reports list them; each tier's symbol in a reminder's summary. */
 // BEGIN TIERS: rendered from core/src/reminders.rs, checked by core/tests/options.rs
 export const TIERS = ['gentle', 'detailed', 'cycle', 'similar', 'noProgress', 'failure', 'stop']
+export const SYMBOLS = { gentle: '×', detailed: '×', cycle: '×', similar: '≈', noProgress: '⟳', failure: '✗', stop: '×' }
 // END TIERS
 
 /**

@@ -51,6 +51,17 @@ impl Tier {
             Tier::Stop => "stop",
         }
     }
+
+    /// The symbol between the tool and the count in the reminder's summary (`grep × 3`,
+    /// `grep ≈ 5`, `grep ⟳ 6`, `grep ✗ 3`), as the plugin writes it into the message's source.
+    pub fn symbol(self) -> &'static str {
+        match self {
+            Tier::Gentle | Tier::Detailed | Tier::Cycle | Tier::Stop => "×",
+            Tier::Similar => "≈",
+            Tier::NoProgress => "⟳",
+            Tier::Failure => "✗",
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -168,7 +168,15 @@ fn binding_header_declares_the_tiers_and_the_stats_of_each() {
 
 #[test]
 fn lib_keys_js_lists_the_tiers() {
-    let out = format!("export const TIERS = [{}]\n", tier_names().join(", "));
+    let symbols: Vec<String> = Tier::ALL
+        .iter()
+        .map(|tier| format!("{}: {}", tier.as_str(), js_string(tier.symbol())))
+        .collect();
+    let out = format!(
+        "export const TIERS = [{}]\nexport const SYMBOLS = {{ {} }}\n",
+        tier_names().join(", "),
+        symbols.join(", ")
+    );
     check(
         "lib/keys.js",
         "// BEGIN TIERS: rendered from core/src/reminders.rs, checked by core/tests/options.rs\n",

@@ -25,8 +25,8 @@ const A = ['grep', { pattern: 'x', path: '.' }]
 const A2 = ['grep', { path: '.', pattern: 'x' }] // A with its keys in another order
 const B = ['read', { path: 'a' }]
 
-test('six peers, each named with where its rule is described', (t) => {
-  t.deepEqual(PEERS.map((p) => p.label.split(' (')[0]), ['gemini-cli', 'OpenHands', 'Cline', 'Roo Code', 'opencode', 'OpenClaw'])
+test('seven peers, each named with where its rule is described', (t) => {
+  t.deepEqual(PEERS.map((p) => p.label.split(' (')[0]), ['gemini-cli', 'OpenHands', 'Cline', 'Roo Code', 'opencode', 'OpenClaw', 'AI SDK'])
 })
 
 test('gemini-cli: the same call 5 times in a row, keys as given; a user prompt starts over', (t) => {
@@ -77,4 +77,17 @@ test('OpenClaw: a warning when 10 of the last 30 calls were this one, or at the 
   t.is(fires('OpenClaw', [user, ...times(10, () => response(A)), ...times(30, (i) => response(['ls', { i }])), ...response(A)]), null, 'out of the window of 30')
   t.is(fires('OpenClaw', [user, ...times(12, (i) => response(i % 2 ? B : A))]), 10)
   t.is(fires('OpenClaw', [user, ...times(10, () => response(A)), user, ...response(A)]), null, 'the history is the run\'s')
+})
+
+test('AI SDK: 3 model responses in a row making the same calls, in any order, at the last call of the third', (t) => {
+  const C = ['grep', { pattern: 'y', path: '.' }]
+  t.is(fires('AI SDK', [user, ...times(3, () => response(A))]), 3)
+  t.is(fires('AI SDK', [user, ...response(A), ...response(A2), ...response(A)]), 3, 'object keys sorted')
+  t.is(fires('AI SDK', [user, ...times(3, () => response(A, B))]), 6, 'parallel calls: once all of the third response\'s have run')
+  t.is(fires('AI SDK', [user, ...response(A, B), ...response(B, A), ...response(A, B)]), 6, 'in any order')
+  t.is(fires('AI SDK', [user, ...response(A, A), ...response(A, A), ...response(A)]), null, 'duplicates kept')
+  t.is(fires('AI SDK', [user, ...times(2, () => response(A)), ...response(A, C)]), null, 'one more call is another step')
+  t.is(fires('AI SDK', [user, ...times(2, () => response(A)), { role: 'assistant', content: 'thinking' }, ...response(A)]), null, 'a response without calls breaks the streak')
+  t.is(fires('AI SDK', [user, ...times(2, () => response(A)), user, ...response(A)]), null, 'a run is one prompt\'s')
+  t.is(fires('AI SDK', [user, ...response(B), ...times(3, (i) => response([...A, `result ${i}`]))]), 4, 'results are not compared (compareResults is off)')
 })

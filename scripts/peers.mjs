@@ -2,17 +2,33 @@
 // describes it (named above each), for scripts/eval.mjs to set beside the guard's configs on the
 // same calls. Only the rules are re-implemented, not the detectors: each sees what the replay
 // feeds the guard, one executed call at a time in the harness's order (`call` answers whether the
-// rule fires at it) and the user prompts (`prompt`); nothing of their projects is used.
+// rule fires at it; its second argument is the input after it, if any) and the user prompts
+// (`prompt`); nothing of their projects is used.
 //
-// Each input is `{ tool, args, result: { content, isError }, response }` (cli/formats). An
+// Each input is `{ tool, args, result: { content, isError }, response, turn, step }` (cli/formats;
+// the model response a call came in is `responseOf`, lib/history.js). An
 // argument's "key-sorted JSON" is canonicalize() (the guard's, a deep key sort); "top-level keys
 // sorted" leaves nested values as they are; "as given" keeps the model's key order.
 import { canonicalize } from '../index.js'
+import { responseOf } from '../lib/history.js'
 
 /** `args` with its top-level keys sorted (and `skip` left out), as JSON; anything but an object as it is. */
 function topSorted(args, skip = []) {
   if (args === null || typeof args !== 'object' || Array.isArray(args)) return JSON.stringify(args)
   return JSON.stringify(Object.fromEntries(Object.keys(args).sort().filter((key) => !skip.includes(key)).map((key) => [key, args[key]])))
+}
+
+/**
+ * `value` as the AI SDK's hasRepeatedToolCalls serializes it for comparison: each value tagged with
+ * its type, object keys sorted, -0 kept apart from 0. The replay's arguments are parsed JSON, so
+ * the values it refuses (cycles, functions, class instances, ...) never come.
+ */
+function tagged(value) {
+  if (value === null) return 'null'
+  if (Array.isArray(value)) return `array:[${value.map(tagged).join(',')}]`
+  if (typeof value === 'object') return `object:{${Object.keys(value).sort().map((key) => `${JSON.stringify(key)}:${tagged(value[key])}`).join(',')}}`
+  if (typeof value === 'number') return `number:${Object.is(value, -0) ? '-0' : JSON.stringify(value)}`
+  return `${typeof value}:${JSON.stringify(value)}`
 }
 
 /** A count of the same key in a row, reset by `prompt` when `resets`: `next(key)` is the count with this call. */
@@ -148,17 +164,54 @@ export const PEERS = [
       }
     },
   },
+  {
+    label: 'AI SDK (hasRepeatedToolCalls 3)',
+    // vercel/ai pull request #17610 (issue #17606), packages/ai/src/generate-text/stop-condition.ts
+    // at the pull request's latest revision, commit 45ad8f60b2 of 2026-07-29 ("addressing
+    // comments"; unreleased): a stop condition, true when the run's last `count` steps (model
+    // responses) each made the same calls. A step's calls are an order-independent multiset of
+    // tool name and input (serialized with object keys sorted and types tagged; duplicates kept,
+    // call ids ignored); a step without calls breaks the streak. It is evaluated once a step's
+    // tools have run, so it fires at the step's last call; a run is one generateText call, here
+    // one user prompt. count 3, as its documentation's examples (it has no default);
+    // `compareResults` (results must match too) is off by default and left off.
+    create() {
+      const COUNT = 3
+      let steps = []
+      let current = null
+      return {
+        prompt() {
+          steps = []
+          current = null
+        },
+        call(input, next) {
+          const response = responseOf(input)
+          if (current?.response !== response) {
+            // A response of the turn between the two made no call that ran: a step without calls.
+            if (current && input.turn === current.turn && input.step > current.step + 1) steps = []
+            current = { response, turn: input.turn, step: input.step, calls: [] }
+          }
+          current.calls.push(JSON.stringify([input.tool, tagged(input.args)]))
+          if (next?.kind === 'call' && responseOf(next) === response) return false
+          steps = [...steps.slice(1 - COUNT), JSON.stringify(current.calls.toSorted())]
+          return steps.length === COUNT && steps.every((step) => step === steps[0])
+        },
+      }
+    },
+  },
 ]
 
 /** The call (counted from 1) at which `peer` first fires over `inputs` (prompts and calls), or null. */
 export function firstFiring(peer, inputs) {
   const detector = peer.create()
   let calls = 0
-  for (const input of inputs) {
+  for (const [i, input] of inputs.entries()) {
     if (input.kind === 'prompt') detector.prompt()
     if (input.kind !== 'call') continue
     calls++
-    if (detector.call(input)) return calls
+    // The input after the call too: a rule evaluated once a response's calls have all run (the
+    // AI SDK's) tells from it whether the response ends here.
+    if (detector.call(input, inputs[i + 1])) return calls
   }
   return null
 }

@@ -37,9 +37,11 @@ test('the eval prints one table: per source and overall, our configs and the pee
   t.deepEqual(all[0], ['**all**', 'defaults (3, 5, 8)', '1/2 (50.0 %)', '1/1 (100.0 %)', '0/1 (0.0 %)', '3 (50.0 %)', '3'])
   t.deepEqual(all.find((row) => row[1].startsWith('gemini-cli')).slice(2), ['1/2 (50.0 %)', '1/1 (100.0 %)', '0/1 (0.0 %)', '5 (83.3 %)', '1'])
   t.deepEqual(all.find((row) => row[1].startsWith('Roo Code')).slice(2), ['1/2 (50.0 %)', '1/1 (100.0 %)', '0/1 (0.0 %)', '4 (66.7 %)', '2'])
+  t.deepEqual(all.find((row) => row[1].startsWith('AI SDK')).slice(2), ['1/2 (50.0 %)', '1/1 (100.0 %)', '0/1 (0.0 %)', '3 (50.0 %)', '3'])
   // The one budget session both remind (a1): gemini-cli's 5th call after the defaults' 3rd; our configs' at it.
   t.true(stdout.includes('- gemini-cli (5 in a row) †: 0 / 0 / 1; 83.3 % against 50.0 %\n'), stdout)
   t.true(stdout.includes("- profile 'recommended': 0 / 1 / 0; 50.0 % against 50.0 %\n"), stdout)
   t.true(stdout.includes('- opencode (3 in one response) †: 0 / 0 / 0\n'), 'no session both remind: no medians')
+  t.true(stdout.includes('- AI SDK (hasRepeatedToolCalls 3) †: 0 / 1 / 0; 50.0 % against 50.0 %\n'), stdout)
   t.true(stdout.includes('The reference plugin (repeat-tool-reminder) given the same calls: 4 reminders, those of "defaults (3, 5, 8)" call for call and text for text\n'))
 })

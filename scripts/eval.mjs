@@ -32,8 +32,13 @@ const OUTCOMES = ['budget', 'failed', 'resolved']
 
 const root = fileURLToPath(new URL('..', import.meta.url))
 const args = process.argv.slice(2)
+const FLAGS = ['--distinct-cuts', '--per-source', '--markdown']
 const distinctCuts = args.includes('--distinct-cuts')
-const dir = args.find((arg) => arg !== '--distinct-cuts') ?? join(root, '..', 'shared', 'datasets', 'agent-trajectories')
+// The table: all sources' rows, aligned for a terminal; --per-source adds each source's, and
+// --markdown writes every row as the Markdown table docs/DETECTION.md holds.
+const markdown = args.includes('--markdown')
+const perSource = markdown || args.includes('--per-source')
+const dir = args.find((arg) => !FLAGS.includes(arg)) ?? join(root, '..', 'shared', 'datasets', 'agent-trajectories')
 if (!existsSync(dir)) {
   process.stderr.write(`eval: no trajectories at ${dir}; name a directory: npm run eval -- <dir>\n`)
   process.exit(2)
@@ -114,8 +119,22 @@ for (const [source, lists] of [...[...sources].sort(([a], [b]) => (a < b ? -1 : 
 }
 const count = [...sources.values()].reduce((n, lists) => n + lists[0].length, 0)
 process.stdout.write(`${count} sessions, ${calls} calls, from ${dir}${distinctCuts ? ', cut results\' digests as words' : ''}; ${seconds.toFixed(1)} s\n\n`)
-process.stdout.write(`${rows.map((row, r) => `| ${row.join(' | ')} |${r === 0 ? `\n|${row.map((_, c) => (c < 2 ? ' --- |' : ' ---: |')).join('')}` : ''}`).join('\n')}\n\n`)
+// All sources' rows first; a source's only on request.
+const [head, ...body] = rows
+const shown = [head, ...body.slice(-detectors.length), ...(perSource ? body.slice(0, -detectors.length) : [])]
+if (markdown) {
+  process.stdout.write(`${shown.map((row, r) => `| ${row.join(' | ')} |${r === 0 ? `\n|${row.map((_, c) => (c < 2 ? ' --- |' : ' ---: |')).join('')}` : ''}`).join('\n')}\n\n`)
+} else {
+  // Short titles in a terminal: what each column means is in DETECTION.md's "How to read the table".
+  const titles = ['source', 'detector', ...OUTCOMES, 'first (budget)', 'after (budget)']
+  const plain = [titles, ...shown.slice(1).map((row) => row.map((cell) => cell.replace(/\*\*/g, '')))]
+  const widths = plain[0].map((_, c) => Math.max(...plain.map((row) => row[c].length)))
+  // Figures right-aligned, names left.
+  const line = (row) => row.map((cell, c) => (c < 2 ? cell.padEnd(widths[c]) : cell.padStart(widths[c]))).join('  ').trimEnd()
+  process.stdout.write(`${plain.map(line).join('\n')}\n\n`)
+}
 process.stdout.write('† re-implemented from its documented rule (scripts/peers.mjs names where)\n')
+process.stdout.write(`How to read it: docs/DETECTION.md, "How to read the table"${perSource ? '' : '; each source\'s rows: --per-source (Markdown: --markdown)'}\n`)
 // Per detector, on the budget sessions both it and the defaults remind: its first reminder before,
 // at or after the defaults', and the median of how far into those sessions each came (all sources).
 process.stdout.write(`\nFirst reminder against the defaults' on the budget sessions both remind (earlier / at the same call / later; median how far in, against the defaults'):\n`)

@@ -2,8 +2,8 @@
 // deepseek-harness 0.1.0-rc.8 loop: a scripted model makes each example's calls, the tools return
 // the results it gives, a `(user prompt)` opens a turn as a user does, and a `(restart …)` stops the
 // harness and resumes the session in a new one with the JSONL persistence. What the model reads must
-// be what the example says: each reminder after the call it names, with its tier, the source the
-// README gives with the example's summary, and its text where the doc shows it. Runs on Node >= 22.19
+// be what the example says: each reminder after the call it names, with its tier, the source
+// docs/FEATURES.md gives with the example's summary, and its text where the doc shows it. Runs on Node >= 22.19
 // (the harness needs it).
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -14,7 +14,7 @@ import { boot, callTool, say, reminders } from '../support/scripted.mjs'
 import { readExamples, resultOf } from '../support/examples.mjs'
 
 const AGENT = 'agent-1'
-/** A reminder's source as the README's "What the model sees" gives it. */
+/** A reminder's source as "What the model sees" gives it (the README and docs/FEATURES.md). */
 const SOURCE = (summary) => ({ kind: 'plugin', plugin: 'repeat-tool-guard', form: 'notice', summary })
 const examples = await readExamples()
 

@@ -184,10 +184,10 @@ test('the text report lists each session\'s reminders, the run lengths and the t
   t.regex(stdout, /Totals \(defaults\): 5 sessions, 57 calls, 11 reminders \(8 gentle, 3 detailed, 0 cycle, 0 similar, 0 noProgress, 0 failure, 0 stop\)\n$/)
 })
 
-test('the README\'s sample of the text report is lines of the real one, in order', async (t) => {
-  const [sample] = blocksIn('README.md').filter((block) => block.heading === 'Replay: try a config on past sessions' && block.info === 'text')
-  t.truthy(sample, 'the README shows the text report')
-  // The README replays a directory named sessions.
+test('docs/REPLAY.md\'s sample of the text report is lines of the real one, in order', async (t) => {
+  const [sample] = blocksIn('docs/REPLAY.md').filter((block) => block.heading === 'Reports' && block.info === 'text')
+  t.truthy(sample, 'docs/REPLAY.md shows the text report')
+  // The sample replays a directory named sessions.
   const lines = (await inProcess(['replay', logs])).stdout.replaceAll(`${logs}/`, 'sessions/').split('\n')
   let at = 0
   for (const line of sample.body.filter((text) => text !== '')) {

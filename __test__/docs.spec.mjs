@@ -77,3 +77,11 @@ test('every relative link in README.md and docs/*.md points at a file that exist
   t.true(checked > 20, `${checked} links checked`)
   t.deepEqual(broken, [])
 })
+
+test('the README\'s framework examples are docs/FRAMEWORKS.md\'s, which the framework specs run', (t) => {
+  const blocks = (text) => Object.fromEntries([...text.matchAll(/<!-- example: ([\w-]+) -->\n```js\n([\s\S]*?)\n```/g)].map(([, name, code]) => [name, code]))
+  const readme = blocks(readFileSync(new URL('../README.md', import.meta.url), 'utf8'))
+  const page = blocks(readFileSync(new URL('../docs/FRAMEWORKS.md', import.meta.url), 'utf8'))
+  t.true(Object.keys(readme).length > 0)
+  for (const [name, code] of Object.entries(readme)) t.is(code, page[name], name)
+})

@@ -1,7 +1,7 @@
-// A small model of the guard's behaviour, written from the documented rules (README, "Opt-in
+// A small model of the guard's behaviour, written from the documented rules (docs/FEATURES.md, "Opt-in
 // features"), independent of the guard's code: which calls count, how runs grow (without the keys
 // ignoreArguments names), near-identical runs (similar), the windows of noProgress and failures
-// (results without their volatile parts, failures as the README tells them, once per arguments), a response's
+// (results without their volatile parts, failures as docs/FEATURES.md tells them, once per arguments), a response's
 // repeats left out (perResponse), and which reminder each call brings. The soak feeds it the calls each context's waterfall sees and
 // compares its answer with the reminder the plugin actually folded into the decision.
 import { GENTLE, detailed } from '../__test__/oracle.mjs'

@@ -1,9 +1,10 @@
 //! Every config option, declared once: its name, how the binding reads it,
 //! its TypeScript type, default, one-line documentation, the errors a bad
 //! value gets, and the rule that checks it and sets its [`GuardConfig`] field.
-//! The schema and known keys (`index.js`), the `Config` interface
-//! (`binding-header.d.ts`) and the README's options table are rendered from
-//! [`OPTIONS`] and checked by `core/tests/options.rs`; the binding reads the
+//! The schema (`lib/options.js`), the known keys and the keys of identity
+//! (`lib/keys.js`), the `Config` interface (`binding-header.d.ts`) and the
+//! options table in docs/CONFIGURATION.md are rendered from [`OPTIONS`] and
+//! checked by `core/tests/options.rs`; the binding reads the
 //! config by [`Shape`]. Options are validated in this order; the first failure wins.
 
 use crate::config::{self, GuardConfig, RawValue, DEFAULT_PREVIEW_CHARS};

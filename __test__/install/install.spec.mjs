@@ -11,7 +11,7 @@
 // installs, then fails to import with the missing-binary error.
 // Runs in `npm test` (scripts/test.sh sets TEST_HARNESS_NODE: a Node >= 22.19, or "skip").
 import { execFileSync, spawnSync } from 'node:child_process'
-import { copyFileSync, existsSync, mkdirSync, readdirSync, renameSync, statSync, writeFileSync } from 'node:fs'
+import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, renameSync, statSync, writeFileSync } from 'node:fs'
 import { join, sep } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import test from 'ava'
@@ -309,6 +309,23 @@ test.serial('installed as docs/HOSTS.md says (npm install -g, js-yaml beside it 
   t.deepEqual(answers.map((a) => [a.status, a.stderr]), [[0, ''], [0, '']])
   t.is(answers[0].stdout, '')
   t.is(JSON.parse(answers[1].stdout).hookSpecificOutput.additionalContext, GENTLE, 'the YAML config\'s threshold of 2')
+})
+
+test.serial('with cordis 4.0.1, loader 1.0.2 and include 1.0.6 (rc.8\'s own), the README\'s cordis snippet survives a bad config and prints it', async (t) => {
+  const { dependencies } = await setup()
+  const dir = join(work, 'cordis-401')
+  const old = { '@deepseek-ai/cordis': '4.0.1', '@deepseek-ai/cordis-plugin-loader': '1.0.2', '@deepseek-ai/cordis-plugin-include': '1.0.6', '@deepseek-ai/dsh-llm': '0.1.0-rc.8' }
+  await installProject(dir, 'cordis-401-project', { ...dependencies, ...old })
+  const readme = readFileSync(join(root, 'README.md'), 'utf8')
+  const shown = [...readme.matchAll(/```js\n([\s\S]*?)```/g)].map((match) => match[1]).find((code) => code.includes('ctx.logger.exporter('))
+  t.truthy(shown)
+  writeFileSync(join(dir, 'cordis.yml'), "- id: repeat-tool-guard\n  name: '@deepseek-ai/dsh-repeat-tool-guard'\n  config:\n    thresholds: ['3', 5]\n")
+  // The app: a bare cordis root context as `ctx`, the README's code, then a line that says it went on.
+  writeFileSync(join(dir, 'app.mjs'), `import { Context } from '@deepseek-ai/cordis'\nconst ctx = new Context()\n${shown}\nconsole.error('the app goes on')\nprocess.exit(0)\n`)
+  const app = spawnSync(process.execPath, [join(dir, 'app.mjs')], { cwd: dir, encoding: 'utf8', timeout: 60_000 })
+  t.is(app.status, 0, app.stderr)
+  t.regex(app.stderr, /^cordis\.yml: failed to apply loader entry repeat-tool-guard .*invalid threshold "3"/m, 'loader 1.0.2 rejects, and the snippet catches it')
+  t.regex(app.stderr, /^the app goes on$/m)
 })
 
 test.serial('npm install --omit=optional of the root tarball succeeds; the import then fails with the missing-binary error', async (t) => {

@@ -5,9 +5,8 @@
 // stopAt, parallel calls, concurrent and keyed runs, a caller's prepareStep, config errors, what
 // importing costs, and the examples of docs/FRAMEWORKS.md run as the page writes them.
 import test from 'ava'
-import { execFileSync } from 'node:child_process'
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { importTrace, markedBlocks } from './support/docs.mjs'
+import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { dynamicTool, generateText, stepCountIs, streamText, tool } from 'ai'
@@ -271,17 +270,6 @@ test('a bad config throws the plugin\'s message when loopGuard is called; unknow
 })
 
 /** The module URLs that importing `module` (a path in the package) resolves, and its exports' names. */
-function importTrace(t, module) {
-  const dir = mkdtempSync(join(tmpdir(), 'trace-'))
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
-  const trace = join(dir, 'imports')
-  const script = `const loaded = await import(${JSON.stringify(pathToFileURL(join(root, module)).href)}); console.log(JSON.stringify(Object.keys(loaded)))`
-  const exported = JSON.parse(execFileSync(process.execPath, ['--import', pathToFileURL(join(root, '__test__/support/trace-imports.mjs')).href, '--input-type=module', '-e', script], {
-    env: { ...process.env, TRACE_IMPORTS: trace },
-    encoding: 'utf8',
-  }))
-  return { exported, imported: readFileSync(trace, 'utf8').trim().split('\n') }
-}
 
 const isAi = (url) => /\/node_modules\/(ai|@ai-sdk\/[^/]+)\//.test(url)
 
@@ -302,7 +290,7 @@ test('importing the adapter loads the class only: not the SDK, the plugin, cordi
 // docs/FRAMEWORKS.md's examples, each after a `<!-- example: NAME -->` line, run as the page writes
 // them: `ai` and the package's subpath resolved from here, `model` and `tools` given.
 const page = readFileSync(join(root, 'docs/FRAMEWORKS.md'), 'utf8')
-const EXAMPLES = Object.fromEntries([...page.matchAll(/<!-- example: ([\w-]+) -->\n```js\n([\s\S]*?)\n```/g)].map(([, name, code]) => [name, code]))
+const EXAMPLES = markedBlocks('docs/FRAMEWORKS.md')
 
 /** Runs an example with `model`; what it printed with console.log. */
 async function runExample(name, model) {

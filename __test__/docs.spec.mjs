@@ -4,6 +4,8 @@
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs'
 import test from 'ava'
 
+import { markedBlocks } from './support/docs.mjs'
+
 const ROOT = new URL('../', import.meta.url)
 const README_MAX = 18_000
 const TESTING_MAX = 12_000
@@ -79,9 +81,8 @@ test('every relative link in README.md and docs/*.md points at a file that exist
 })
 
 test('the README\'s framework examples are docs/FRAMEWORKS.md\'s, which the framework specs run', (t) => {
-  const blocks = (text) => Object.fromEntries([...text.matchAll(/<!-- example: ([\w-]+) -->\n```js\n([\s\S]*?)\n```/g)].map(([, name, code]) => [name, code]))
-  const readme = blocks(readFileSync(new URL('../README.md', import.meta.url), 'utf8'))
-  const page = blocks(readFileSync(new URL('../docs/FRAMEWORKS.md', import.meta.url), 'utf8'))
+  const readme = markedBlocks('README.md')
+  const page = markedBlocks('docs/FRAMEWORKS.md')
   t.true(Object.keys(readme).length > 0)
   for (const [name, code] of Object.entries(readme)) t.is(code, page[name], name)
 })

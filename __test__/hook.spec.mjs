@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url'
 import { RepeatToolGuard } from '../lib/guard.js'
 import { hookResult } from '../lib/host-results.js'
 import { hook } from '../cli/hook.js'
+import { markedBlocks } from './support/docs.mjs'
 import { MAX_BYTES, MAX_CALLS } from '../cli/hook-state.js'
 
 const BIN = fileURLToPath(new URL('../cli/bin.js', import.meta.url))
@@ -410,10 +411,9 @@ test('Copilot CLI\'s and Cursor\'s snippets on docs/HOSTS.md name every event th
   const { SNIPPETS } = await import('./hosts/support/snippets.mjs')
   t.deepEqual(Object.keys(SNIPPETS).sort(), ['claude-code', 'codex', 'copilot', 'cursor', 'gemini'])
   // The README's copies are the page's, which the real clients run.
-  const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8')
-  const copies = [...readme.matchAll(/<!-- snippet: ([\w-]+) -->\n```json\n([\s\S]*?)\n```/g)]
+  const copies = Object.entries(markedBlocks('README.md', 'snippet', 'json'))
   t.true(copies.length > 0)
-  for (const [, host, text] of copies) t.is(text, SNIPPETS[host], host)
+  for (const [host, text] of copies) t.is(text, SNIPPETS[host], host)
   for (const host of ['copilot', 'cursor']) {
     const { hooks } = JSON.parse(SNIPPETS[host])
     const commands = Object.fromEntries(Object.entries(hooks).map(([name, [entry]]) => [name, entry.bash ?? entry.command]))

@@ -6,9 +6,9 @@
 // call rejected), parallel calls, concurrent runs, handoffs and agents as tools, keys, config
 // errors, what importing costs, and the examples of docs/FRAMEWORKS.md run as the page writes them.
 import test from 'ava'
+import { importTrace, markedBlocks } from './support/docs.mjs'
 import { execFileSync } from 'node:child_process'
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { Agent, Runner, Usage, run, setTracingDisabled, tool } from '@openai/agents'
@@ -400,17 +400,6 @@ test('a run\'s chains go once its RunContext is collected; a keyed chain stays',
 })
 
 /** The module URLs that importing `module` (a path in the package) resolves, and its exports' names. */
-function importTrace(t, module) {
-  const dir = mkdtempSync(join(tmpdir(), 'trace-'))
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
-  const trace = join(dir, 'imports')
-  const script = `const loaded = await import(${JSON.stringify(pathToFileURL(join(root, module)).href)}); console.log(JSON.stringify(Object.keys(loaded)))`
-  const exported = JSON.parse(execFileSync(process.execPath, ['--import', pathToFileURL(join(root, '__test__/support/trace-imports.mjs')).href, '--input-type=module', '-e', script], {
-    env: { ...process.env, TRACE_IMPORTS: trace },
-    encoding: 'utf8',
-  }))
-  return { exported, imported: readFileSync(trace, 'utf8').trim().split('\n') }
-}
 
 const isAgents = (url) => url.includes('/@openai/agents')
 
@@ -432,7 +421,7 @@ test('importing the adapter loads the class, and neither the SDK, the plugin nor
 // line, run as the page writes them: the SDK and the package's subpath resolved from here, `model`
 // (a scripted one) and `tools` (the grep tool) given.
 const page = readFileSync(join(root, 'docs/FRAMEWORKS.md'), 'utf8')
-const EXAMPLES = Object.fromEntries([...page.matchAll(/<!-- example: (openai-agents-[\w-]+) -->\n```js\n([\s\S]*?)\n```/g)].map(([, name, code]) => [name, code]))
+const EXAMPLES = Object.fromEntries(Object.entries(markedBlocks('docs/FRAMEWORKS.md')).filter(([name]) => name.startsWith('openai-agents-')))
 
 /** Runs an example with `model` and `tools`; what it printed with console.log. */
 async function runExample(name, model, tools) {

@@ -3,8 +3,7 @@
 // tool results, where the model reads it, and a `stopWhen` that ends the loop at `stopAt`. It uses
 // the class (lib/guard.js), never the plugin: no cordis, no harness, and no `ai` either, since the
 // SDK hands every step in, so importing it costs the class alone. docs/FRAMEWORKS.md says how.
-import { RepeatToolGuard } from '../lib/guard.js'
-import { unknownKeyWarning, unknownKeys } from '../lib/keys.js'
+import { adapterGuard } from './guard.js'
 
 // The reminders a chain keeps, to show again where they came (a keyed chain's later runs): the
 // newest, which are few, since reminders are rare.
@@ -91,9 +90,7 @@ function withReminders(messages, kept) {
   return out.length === messages.length ? messages : out
 }
 
-const RESUME_WARNING = '`resume` has no effect here: a chain outlives a run by its key (options.key, withKey)'
 
-const defaultWarn = (message) => console.warn(`repeat-tool-guard: ${message}`)
 
 /** The guard's hooks for the AI SDK's tool loop; `loopGuard(config, options)` makes one. */
 class LoopGuard {
@@ -112,14 +109,8 @@ class LoopGuard {
   #finished = new FinalizationRegistry((callId) => this.#endRun(callId))
 
   constructor(config, options = {}) {
-    if (options === null || typeof options !== 'object') throw new TypeError('loopGuard: options must be an object')
-    this.#warn = options.warn ?? defaultWarn
-    // Before validating, as the plugin does: a typo is reported even when another value fails.
-    for (const key of unknownKeys(config)) this.#warn(unknownKeyWarning(key))
-    this.#guard = new RepeatToolGuard(config)
-    // The plugin rebuilds a resumed harness session's chains; here a chain outlives a run by its key.
-    if (config?.resume === true) this.#warn(RESUME_WARNING)
-    this.#perResponse = config?.perResponse === true
+    ;({ guard: this.#guard, warn: this.#warn } = adapterGuard(config, options))
+    this.#perResponse = this.#guard.perResponse
     this.#takesResults = this.#guard.takesResults
     this.#onReminder = options.onReminder
     checkKey(options.key)

@@ -6,8 +6,7 @@
 // where the agent's output is text. It uses the class (lib/guard.js), never the plugin, and never
 // the SDK either: the guardrails and the filter are the plain objects and functions its types
 // describe, so the ES and the CommonJS copy of the SDK take them alike. docs/FRAMEWORKS.md says how.
-import { RepeatToolGuard } from '../lib/guard.js'
-import { unknownKeyWarning, unknownKeys } from '../lib/keys.js'
+import { adapterGuard } from './guard.js'
 
 const NAME = 'repeat-tool-guard'
 const ALLOW = Object.freeze({ behavior: Object.freeze({ type: 'allow' }) })
@@ -15,7 +14,6 @@ const ALLOW = Object.freeze({ behavior: Object.freeze({ type: 'allow' }) })
 // which are few, since reminders are rare.
 const KEPT_REMINDERS = 64
 
-const defaultWarn = (message) => console.warn(`${NAME}: ${message}`)
 
 /** A call's arguments as the guard compares them: the model's JSON text parsed, else the text itself. */
 function argumentsOf(text) {
@@ -81,17 +79,12 @@ class AgentsLoopGuard {
   #finished = new FinalizationRegistry((run) => this.#drop(run))
 
   constructor(config, options = {}) {
-    if (options === null || typeof options !== 'object') throw new TypeError('loopGuard: options must be an object')
-    this.#warn = options.warn ?? defaultWarn
-    // Before validating, as the plugin does: a typo is reported even when another value fails.
-    for (const key of unknownKeys(config)) this.#warn(unknownKeyWarning(key))
-    this.#guard = new RepeatToolGuard(config)
+    ;({ guard: this.#guard, warn: this.#warn } = adapterGuard(config, options))
     checkOptions(options)
-    if (config?.resume === true) this.#warn('`resume` has no effect here: it reads a harness session; a key continues a chain across runs')
     this.#key = options.key
     this.#onReminder = options.onReminder
-    this.#perResponse = config?.perResponse === true
-    this.#stops = config?.stopAt !== undefined
+    this.#perResponse = this.#guard.perResponse
+    this.#stops = this.#guard.stopAt !== null
     this.callModelInputFilter = (args) => this.#filter(args)
     /** What to spread into the options of `run()` or `runner.run()`, or the config of `new Runner()`. */
     this.runOptions = Object.freeze({ callModelInputFilter: this.callModelInputFilter })

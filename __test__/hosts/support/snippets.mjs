@@ -1,12 +1,10 @@
 // The hook's configuration for each host, as docs/HOSTS.md gives it: the host suites run these
 // snippets as the page writes them (each a JSON block after a `<!-- snippet: HOST -->` line), so
 // what a user copies is what was tested.
-import { readFileSync } from 'node:fs'
-
-const page = readFileSync(new URL('../../../docs/HOSTS.md', import.meta.url), 'utf8')
+import { markedBlocks } from '../../support/docs.mjs'
 
 /** Each host's snippet on docs/HOSTS.md, as its text. */
-export const SNIPPETS = Object.fromEntries([...page.matchAll(/<!-- snippet: ([\w-]+) -->\n```json\n([\s\S]*?)\n```/g)].map(([, host, text]) => [host, text]))
+export const SNIPPETS = markedBlocks('docs/HOSTS.md', 'snippet', 'json')
 
 // Claude Code: the project's `.claude/settings.json`.
 export const CLAUDE_CODE_SETTINGS = SNIPPETS['claude-code']

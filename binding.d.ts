@@ -105,9 +105,11 @@ export declare class RepeatToolGuard {
   /**
    * Counts a call from the agent's past into its chain, as `observe` would,
    * without a reminder and without changing `stats()`: for rebuilding a
-   * resumed agent's chain from its session's log. Arguments as for `observe`.
+   * resumed agent's chain from its session's log. Arguments as for `observe`;
+   * `times` (an integer >= 1, default 1) restores the same call that many
+   * times in a row, in work that stops growing past 256 of them.
    */
-  restore(agentId: string, toolName: string, args: unknown, result?: ToolResult | null): void
+  restore(agentId: string, toolName: string, args: unknown, result?: ToolResult | null, times?: number): void
   /**
    * Counts since the guard was made: tracked calls observed, reminders
    * returned, and reminders per tier. Per guard, not per agent; `clear()` keeps them.

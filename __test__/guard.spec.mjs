@@ -224,3 +224,15 @@ test('perResponse, stopAt and resume as validated: what the plugin, the hook and
   t.deepEqual([set.perResponse, set.stopAt, set.resume], [true, 4, true])
   t.is(new RepeatToolGuard({ perResponse: false }).perResponse, false)
 })
+
+test('restore takes a count: the same call that many times in a row, as that many restores; a count that is no integer >= 1 is an error', (t) => {
+  const once = new RepeatToolGuard({ repeatEvery: 50 })
+  const many = new RepeatToolGuard({ repeatEvery: 50 })
+  for (let i = 0; i < 1006; i++) once.restore('a', 'grep', { q: 1 })
+  many.restore('a', 'grep', { q: 1 }, undefined, 1006)
+  t.deepEqual(many.observe('a', 'grep', { q: 1 }), once.observe('a', 'grep', { q: 1 }))
+  t.is(many.observe('a', 'grep', { q: 1 })?.count, 1008)
+  for (const bad of [0, 1.5, -1, Number.NaN, Number.POSITIVE_INFINITY]) {
+    t.throws(() => many.restore('a', 'grep', { q: 1 }, undefined, bad), { instanceOf: Error, message: /^repeat-tool-guard: times must be an integer >= 1, got / })
+  }
+})

@@ -374,7 +374,7 @@ test('the command: hook --help; an event loads the class and the hook\'s own mod
   })
   t.deepEqual([event.status, event.stderr], [0, ''])
   const loaded = readFileSync(trace, 'utf8').trim().split('\n').filter((url) => url.startsWith('file:')).map((url) => url.replace(/^.*?\/(cli|lib)\//, '$1/'))
-  t.deepEqual([...new Set(loaded)].sort(), ['cli/bin.js', 'cli/config-file.js', 'cli/hook-state.js', 'cli/hook.js', 'cli/hosts.js', 'cli/peers.js', 'lib/guard.js', 'lib/host-results.js', 'lib/json-text.js', 'lib/keys.js'])
+  t.deepEqual([...new Set(loaded)].sort(), ['cli/bin.js', 'cli/config-file.js', 'cli/hook-state.js', 'cli/hook.js', 'cli/hosts.js', 'lib/guard.js', 'lib/host-results.js', 'lib/json-text.js', 'lib/keys.js'])
 })
 
 test('a setup error before a call exits 0 (Copilot CLI denies a call whose pre-call hook fails), after a call 1', async (t) => {
@@ -452,4 +452,23 @@ test('resume: a session whose state is gone continues from its transcript\'s cal
   // The transcript is read only for a session without state.
   t.truthy((await run(resumed, { ...event, tool_use_id: 'toolu_4' })).answer === undefined)
   t.truthy((await run(resumed, { ...event, tool_use_id: 'toolu_5' })).answer, 'the fifth call: the detailed reminder')
+})
+
+test('a long run of one call is restored whole: its 608th call brings repeatEvery\'s reminder, counted as the class counts it', async (t) => {
+  const where = place()
+  writeFileSync(join(where.cwd, '.repeat-tool-guard.json'), '{"repeatEvery": 100, "profile": "recommended"}')
+  const post = HOSTS['claude-code'].post
+  await run(where, post('long', 0, { command: 'ls' }))
+  // The state of 607 calls of `ls`, as the hook keeps it: one entry with its count.
+  const file = join(where.state, 'claude-code-long.json')
+  const state = JSON.parse(readFileSync(file, 'utf8'))
+  state.agents.main.calls[0][3] = 607
+  writeFileSync(file, JSON.stringify(state))
+  const { answer } = await run(where, post('long', 608, { command: 'ls' }))
+  const guard = new RepeatToolGuard({ repeatEvery: 100, profile: 'recommended' })
+  const payload = post('long', 1, { command: 'ls' })
+  for (let i = 0; i < 607; i++) guard.restore('main', 'Bash', payload.tool_input, hookResult('claude-code', payload))
+  const expected608 = guard.observe('main', 'Bash', payload.tool_input, hookResult('claude-code', payload))
+  t.is(expected608.count, 608)
+  t.is(answer?.hookSpecificOutput.additionalContext, expected608.text)
 })

@@ -1,10 +1,8 @@
 // The guard's config in a file, for the replay and the hook commands: a cordis.yml with a
 // repeat-tool-guard entry, or a YAML or JSON file holding what such an entry holds under `config:`.
-// JSON is read with JSON.parse; YAML needs js-yaml, an optional peer, imported only for it.
+// JSON is read with JSON.parse; YAML needs js-yaml, an optional peer, imported (with peers.js) only for it.
 import { readFileSync } from 'node:fs'
 import { extname } from 'node:path'
-
-import { importPeer } from './peers.js'
 
 export const PACKAGE = '@deepseek-ai/dsh-repeat-tool-guard'
 
@@ -32,6 +30,8 @@ export async function configOf(text, path) {
       throw new ConfigFileError(`${path}: not valid JSON: ${error.message}`)
     }
   } else {
+    // Loaded only for YAML: the hook reads a JSON config on every event.
+    const { importPeer } = await import('./peers.js')
     const { default: yaml } = await importPeer('js-yaml')
     try {
       document = yaml.load(text, { filename: path })

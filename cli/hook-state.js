@@ -7,7 +7,6 @@
 // Bounded: an agent keeps its last MAX_CALLS calls since the last prompt, consecutive identical calls
 // stored once with a count, and a session's file is cut to MAX_BYTES by dropping the oldest calls.
 import { closeSync, linkSync, mkdirSync, openSync, readFileSync, readdirSync, renameSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs'
-import { createHash, randomBytes } from 'node:crypto'
 import { homedir } from 'node:os'
 import { join } from 'node:path'
 
@@ -31,11 +30,22 @@ export function defaultStateDir(env = process.env) {
   return join(env.XDG_STATE_HOME || join(homedir(), '.local', 'state'), 'dsh-repeat-tool-guard')
 }
 
-/** A file name for `host`'s `session`: the id itself when it is a plain name, else its hash. */
+/** A file name for `host`'s `session`: the id itself when it is a plain name, else its code units in hexadecimal, or for a long one their hash. */
 function fileName(host, session) {
-  const id = /^[\w.-]{1,100}$/.test(session) ? session : createHash('sha256').update(session).digest('hex')
-  return `${host}-${id}.json`
+  if (/^[\w.-]{1,100}$/.test(session)) return `${host}-${session}.json`
+  const hex = Buffer.from(session, 'utf16le').toString('hex')
+  return `${host}-x${hex.length <= 200 ? hex : `${fnv(session)}-${session.length}`}.json`
 }
+
+/** FNV-1a over the code units, 64 bits as hexadecimal: a name for an id too long to spell out (node:crypto would cost every event its load). */
+function fnv(text) {
+  let hash = 0xcbf29ce484222325n
+  for (let i = 0; i < text.length; i++) hash = BigInt.asUintN(64, (hash ^ BigInt(text.charCodeAt(i))) * 0x100000001b3n)
+  return hash.toString(16).padStart(16, '0')
+}
+
+/** A name no other process picks at once: the process's id and a random part. */
+const unique = () => `${process.pid}-${Math.random().toString(36).slice(2, 10)}`
 
 const pause = new Int32Array(new SharedArrayBuffer(4))
 const sleep = (ms) => Atomics.wait(pause, 0, 0, ms)
@@ -119,14 +129,14 @@ function write(path, state) {
     calls.shift()
     text = JSON.stringify(state)
   }
-  const temporary = `${path}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`
+  const temporary = `${path}.tmp-${unique()}`
   writeFileSync(temporary, text, { mode: 0o600 })
   renameSync(temporary, path)
 }
 
 /** Takes the lock file at `path`, waiting for another event's; returns the function that gives it back. */
 function lock(path) {
-  const token = `${process.pid} ${randomBytes(8).toString('hex')}`
+  const token = unique()
   const deadline = Date.now() + LOCK_WAIT_MS
   for (let wait = 1; ; wait = Math.min(wait * 2, 50)) {
     try {
@@ -163,7 +173,7 @@ function takeOverIfStale(path) {
     return
   }
   if (age < STALE_LOCK_MS) return
-  const taken = `${path}.stale-${randomBytes(4).toString('hex')}`
+  const taken = `${path}.stale-${unique()}`
   try {
     renameSync(path, taken)
   } catch {

@@ -7,14 +7,12 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { homedir } from 'node:os'
 import { dirname, join } from 'node:path'
-import { parseArgs } from 'node:util'
 
 import { RepeatToolGuard } from '../lib/guard.js'
 import { unknownKeyWarning, unknownKeys } from '../lib/keys.js'
 import { ConfigFileError, loadConfig } from './config-file.js'
 import { SessionStore, MAX_CALLS, MAX_SEEN, defaultStateDir } from './hook-state.js'
 import { DIALECTS, hostOf } from './hosts.js'
-import { MissingPackagesError } from './peers.js'
 
 export const HOOK_HELP = `Usage: dsh-repeat-tool-guard hook [options] < event.json
 
@@ -39,11 +37,26 @@ on stderr), 1 a bad config or option after a call (shown to the user; 0 before
 a call, where Copilot CLI would deny it). Never 2, which hosts read as "block".
 `
 
-const OPTIONS = {
-  config: { type: 'string' },
-  'state-dir': { type: 'string' },
-  host: { type: 'string' },
-  help: { type: 'boolean', short: 'h' },
+/** The options: those that take a value, and the flags. */
+const VALUES = ['--config', '--state-dir', '--host']
+const FLAGS = { '--help': 'help', '-h': 'help' }
+
+/**
+ * The options in `argv` by name (`config`, `state-dir`, `host`, `help`), `--name value` or
+ * `--name=value`. By hand rather than with node:util's parseArgs, whose load would cost every event.
+ */
+function parseOptions(argv) {
+  const values = {}
+  for (let i = 0; i < argv.length; i++) {
+    const [flag, inline] = argv[i].startsWith('--') && argv[i].includes('=') ? [argv[i].slice(0, argv[i].indexOf('=')), argv[i].slice(argv[i].indexOf('=') + 1)] : [argv[i], undefined]
+    if (Object.hasOwn(FLAGS, flag) && inline === undefined) values[FLAGS[flag]] = true
+    else if (VALUES.includes(flag)) {
+      const value = inline ?? argv[++i]
+      if (value === undefined) throw new Error(`Option '${flag} <value>' argument missing`)
+      values[flag.slice(2)] = value
+    } else throw new Error(`Unknown option '${argv[i]}'`)
+  }
+  return values
 }
 
 /** A problem of the user's making (an option, the config): exit code 1, which no host reads as "block". */
@@ -62,23 +75,29 @@ function findConfig(cwd, env) {
   return USER_CONFIG_NAMES.map((name) => join(home, name)).find((path) => existsSync(path))
 }
 
-async function guardFor(path, stderr) {
+async function guardFor(path, stderr, hostName) {
   let config = {}
   if (path !== undefined) {
     try {
       config = await loadConfig(path)
     } catch (error) {
-      if (error instanceof ConfigFileError || error instanceof MissingPackagesError) throw new SetupError(`repeat-tool-guard: ${error.message}`)
+      // A missing js-yaml (peers.js' MissingPackagesError) is the user's to install, as a bad file is to fix.
+      if (error instanceof ConfigFileError || error?.name === 'MissingPackagesError') throw new SetupError(`repeat-tool-guard: ${error.message}`)
       throw error
     }
   }
   for (const key of unknownKeys(config)) stderr.write(`repeat-tool-guard: ${path}: ${unknownKeyWarning(key)}\n`)
+  let guard
   try {
-    return { guard: new RepeatToolGuard(config) }
+    guard = new RepeatToolGuard(config)
   } catch (error) {
     // The plugin's own message, as the harness would show it, and where the config came from.
     throw new SetupError(path === undefined ? error.message : `${error.message} (config: ${path})`)
   }
+  if (!guard.perResponse) return guard
+  // No host says which model response a call came in: each call is its own, as without the option.
+  stderr.write(`repeat-tool-guard: perResponse has no effect in the hook: ${hostName} does not say which model response a call came in\n`)
+  return new RepeatToolGuard({ ...config, perResponse: false })
 }
 
 /** Runs the hook with `argv` (after `hook`) and `input` (stdin's text); returns its exit code. */
@@ -112,7 +131,7 @@ function isPreCall(input) {
 async function answerEvent(argv, input, { stdout, stderr, env }) {
   let values
   try {
-    values = parseArgs({ args: argv, options: OPTIONS, strict: true }).values
+    values = parseOptions(argv)
   } catch (error) {
     throw new SetupError(`repeat-tool-guard: hook: ${error.message}; run dsh-repeat-tool-guard hook --help for the options`)
   }
@@ -156,8 +175,7 @@ async function answerEvent(argv, input, { stdout, stderr, env }) {
     })
     return undefined
   }
-  const { guard } = await guardFor(values.config ?? findConfig(event.cwd, env), stderr)
-  if (guard.perResponse) stderr.write(`repeat-tool-guard: perResponse has no effect in the hook: ${host} does not say which model response a call came in\n`)
+  const guard = await guardFor(values.config ?? findConfig(event.cwd, env), stderr, host)
   if (!guard.isTracked(event.tool)) return undefined
   const rebuild = guard.resume && event.transcript ? await transcriptCalls(event, host, guard) : undefined
   let answer
@@ -168,25 +186,18 @@ async function answerEvent(argv, input, { stdout, stderr, env }) {
       state.seen = [...state.seen.slice(1 - MAX_SEEN), event.id]
     }
     const agent = (state.agents[event.agent] ??= { calls: fresh && rebuild ? rebuild : [], stopped: null })
-    answer = observe(guard, agent, event, { dialect, eventName, perResponse: guard.perResponse })
+    answer = observe(guard, agent, event, { dialect, eventName })
     return true
   })
   return answer
 }
 
 /** Counts `event`'s call on `agent`'s chain (its state), restored first; the answer due, if any. */
-function observe(guard, agent, event, { dialect, eventName, perResponse }) {
+function observe(guard, agent, event, { dialect, eventName }) {
   const id = 'agent'
-  // No host says which model response a call came in: under `perResponse` each call is its own.
-  const respond = perResponse ? () => guard.nextResponse(id) : () => {}
-  for (const [tool, args, result, times] of agent.calls) {
-    for (let i = 0; i < times; i++) {
-      respond()
-      guard.restore(id, tool, args, result ?? undefined)
-    }
-  }
+  // A run of one call, however long, is restored in the work of a few hundred calls.
+  for (const [tool, args, result, times] of agent.calls) guard.restore(id, tool, args, result ?? undefined, times)
   const result = guard.takesResults ? event.result : null
-  respond()
   const reminder = guard.observe(id, event.tool, event.args, result ?? undefined)
   remember(agent, [event.tool, event.args, result, 1])
   if (reminder === null) return undefined

@@ -19,6 +19,7 @@ export class MissingPackagesError extends Error {
   constructor(missing, options) {
     const install = missing.map((peer) => `${peer}@"${peerDependencies[peer]}"`).join(' ')
     super(`this command needs packages that are not installed: ${missing.join(', ')}.\nThey are optional peerDependencies of ${name} (the plugin itself does not use them). Install them in this project:\n  npm install ${install}`, options)
+    this.name = 'MissingPackagesError'
     this.missing = missing
   }
 }

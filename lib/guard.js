@@ -70,9 +70,12 @@ export class RepeatToolGuard {
     return localReminder(inRealm(() => native.observe(...callOf(native, agentId, toolName, args, result))))
   }
 
-  restore(agentId, toolName, args, result) {
+  restore(agentId, toolName, args, result, times) {
     const native = this.#native
-    inRealm(() => native.restore(...callOf(native, agentId, toolName, args, result)))
+    inRealm(() => {
+      const [id, tool, argsText, resultText] = callOf(native, agentId, toolName, args, result)
+      native.restore(id, tool, argsText, resultText, times)
+    })
   }
 
   stats() {

@@ -20,6 +20,9 @@ pub enum Failure {
         name: &'static str,
         kind: &'static str,
     },
+    /// `restore`'s `times` is no integer >= 1.
+    #[error("repeat-tool-guard: times must be an integer >= 1, got {0}")]
+    Times(f64),
     /// A Node-API call failed, or JavaScript code it ran threw (the
     /// exception is then pending, and is what the caller gets).
     #[error("{}", .0.reason)]
@@ -31,7 +34,9 @@ impl Failure {
         match self {
             Failure::Config(error) => error.is_type_error(),
             Failure::NotAString { .. } => true,
-            Failure::Canonical(_) | Failure::Registry(_) | Failure::Node(_) => false,
+            Failure::Canonical(_) | Failure::Registry(_) | Failure::Times(_) | Failure::Node(_) => {
+                false
+            }
         }
     }
 }

@@ -16,7 +16,7 @@ use napi::Result;
 use napi_derive::napi;
 use repeat_tool_guard_core::{Arguments, Call, CanonicalError, Guard, GuardConfig, Tier};
 
-use error::map_error;
+use error::{map_error, Failure};
 use reminder::Reminder;
 use value::{string_arg, StringArg};
 
@@ -125,9 +125,11 @@ impl RepeatToolGuard {
 
     /// Counts a call from the agent's past into its chain, as `observe` would,
     /// without a reminder and without changing `stats()`: for rebuilding a
-    /// resumed agent's chain from its session's log. Arguments as for `observe`.
+    /// resumed agent's chain from its session's log. Arguments as for `observe`;
+    /// `times` (an integer >= 1, default 1) restores the same call that many
+    /// times in a row, in work that stops growing past 256 of them.
     #[napi(
-        ts_args_type = "agentId: string, toolName: string, args: unknown, result?: ToolResult | null"
+        ts_args_type = "agentId: string, toolName: string, args: unknown, result?: ToolResult | null, times?: number"
     )]
     pub fn restore(
         &self,
@@ -136,8 +138,18 @@ impl RepeatToolGuard {
         tool_name: StringArg,
         args: Option<String>,
         result: Option<String>,
+        times: Option<f64>,
     ) -> Result<()> {
-        self.with_call(env, (agent_id, tool_name, args, result), Guard::restore)?;
+        let times = match times {
+            None => 1,
+            Some(times) if times.is_finite() && times.fract() == 0.0 && times >= 1.0 => {
+                times as u64
+            }
+            Some(times) => return Err(map_error(env, Failure::Times(times))),
+        };
+        self.with_call(env, (agent_id, tool_name, args, result), |guard, call| {
+            guard.restore_times(call, times)
+        })?;
         Ok(())
     }
 

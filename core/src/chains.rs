@@ -253,6 +253,14 @@ impl Chains {
         }
     }
 
+    /// Lengthens the agent's run by `extra` calls of its last call (restored calls, past those
+    /// replayed: [`crate::guard::Guard::restore_times`]); nothing for an agent without a run.
+    pub fn lengthen(&mut self, agent: &[u16], extra: u64) {
+        if let Some(chain) = self.find_mut(agent).filter(|chain| chain.run > 0) {
+            chain.run = chain.run.saturating_add(extra);
+        }
+    }
+
     /// Drops an agent's chain; its next tracked call starts a new run.
     pub fn forget(&mut self, agent: &[u16]) {
         if matches!(&self.last, Some((id, _)) if id == agent) {

@@ -60,6 +60,19 @@ impl<'a> Call<'a> {
     }
 }
 
+/// The restores of one call [`Guard::restore_times`] replays at least before it
+/// skips any: more than any window (`MAX_WINDOW`, 64) or cycle history (5 calls
+/// a block, up to 51 blocks) holds.
+pub const REPLAYED: u64 = 256;
+
+fn lcm(a: u64, b: u64) -> u64 {
+    let (mut x, mut y) = (a, b);
+    while y != 0 {
+        (x, y) = (y, x % y);
+    }
+    a / x * b
+}
+
 /// Watches every agent's tool calls and says when a reminder is due.
 ///
 /// Agent ids and tool names are UTF-16 code units, as JavaScript holds them:
@@ -420,8 +433,40 @@ impl Guard {
     /// chain, as [`Guard::observe`] would, but returns no reminder and leaves
     /// the stats alone: those were the past's.
     pub fn restore(&mut self, call: Call<'_>) -> Result<(), CanonicalError> {
+        self.restore_times(call, 1)
+    }
+
+    /// [`Guard::restore`] of the same call `times` times in a row, in work that
+    /// stops growing past [`REPLAYED`] of them and a period of the windows: by
+    /// then every window, sample and cycle history holds only this call, and the
+    /// further calls only lengthen its run. (With `perResponse`, calls in a row are one response,
+    /// in which a repeat is left out: then one restore is all there is.)
+    pub fn restore_times(&mut self, call: Call<'_>, times: u64) -> Result<(), CanonicalError> {
         let stats = self.stats;
-        let counted = self.observe(call);
+        // A window's reminders come back every `window` calls of one call: what is skipped is
+        // whole periods of every window, so that the windows are left as the full count leaves them.
+        let period = [&self.config.no_progress, &self.config.failures]
+            .into_iter()
+            .flatten()
+            .fold(1, |period, config| lcm(period, config.window as u64));
+        let replayed = if self.config.per_response {
+            times.min(1)
+        } else if times > REPLAYED {
+            times - (times - REPLAYED) / period * period
+        } else {
+            times
+        };
+        let mut counted = Ok(None);
+        for _ in 0..replayed {
+            counted = self.observe(call);
+            if counted.is_err() {
+                break;
+            }
+        }
+        let tracked = call.known_tracked || self.is_tracked(call.tool);
+        if counted.is_ok() && tracked && times > replayed && !self.config.per_response {
+            self.chains.lengthen(call.agent, times - replayed);
+        }
         self.stats = stats;
         counted.map(|_| ())
     }

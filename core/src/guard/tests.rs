@@ -111,3 +111,80 @@ fn per_response_counts_a_response_s_identical_calls_once() {
     let runs: Vec<_> = (0..3).map(|_| call(&mut plain, r#"{"q":1}"#)).collect();
     assert_eq!(runs, [None, None, Some((Tier::Gentle, 3))]);
 }
+
+/// `restore_times` leaves a chain as that many restores do: every reminder of the calls after
+/// it the same, under the defaults, the opt-in detections and `stopAt`, for runs shorter and
+/// longer than those it replays.
+#[test]
+fn restoring_a_call_many_times_is_restoring_it_that_many_times() {
+    let number = |n: f64| RawValue::Number(n);
+    let configs = [
+        RawConfig::default(),
+        RawConfig::default().with("repeatEvery", number(7.0)),
+        RawConfig::default().with("profile", RawValue::string("recommended")),
+        RawConfig::default()
+            .with("stopAt", number(300.0))
+            .with("noProgress", RawValue::Object(vec![])),
+        RawConfig::default().with("sameResultOnly", RawValue::Bool(true)),
+        // Windows of other lengths: their reminders come back every 7 and 5 calls.
+        RawConfig::default()
+            .with(
+                "noProgress",
+                RawValue::Object(vec![
+                    ("window".into(), number(7.0)),
+                    ("minCalls".into(), number(2.0)),
+                ]),
+            )
+            .with(
+                "failures",
+                RawValue::Object(vec![
+                    ("window".into(), number(5.0)),
+                    ("minCalls".into(), number(2.0)),
+                ]),
+            )
+            .with(
+                "cycles",
+                RawValue::Object(vec![
+                    ("maxPeriod".into(), number(5.0)),
+                    ("repeats".into(), number(3.0)),
+                ]),
+            ),
+    ];
+    let (agent, tool): (&[u16], &[u16]) = (&[0x61], &[0x74]);
+    let other: &[u16] = &[0x75];
+    for (i, raw) in configs.iter().enumerate() {
+        for times in [1, 2, 5, 255, 256, 257, 262, 291, 300, 1000, 1003] {
+            let call = |tool, args| {
+                Call::new(agent, tool, Arguments::Json(args))
+                    .with_result(Some(Arguments::Json(r#"{"content":"same"}"#)))
+            };
+            let (mut one_by_one, mut at_once) = (extended(raw.clone()), extended(raw.clone()));
+            for guard in [&mut one_by_one, &mut at_once] {
+                guard.restore(call(other, r#"{"q":0}"#)).unwrap();
+            }
+            for _ in 0..times {
+                one_by_one.restore(call(tool, r#"{"q":1}"#)).unwrap();
+            }
+            at_once
+                .restore_times(call(tool, r#"{"q":1}"#), times)
+                .unwrap();
+            let next = |guard: &mut Guard| -> Vec<_> {
+                (0..12)
+                    .map(|k| {
+                        let args = if k == 6 { r#"{"q":2}"# } else { r#"{"q":1}"# };
+                        guard
+                            .observe(call(tool, args))
+                            .unwrap()
+                            .map(|r| (r.tier, r.count, r.text))
+                    })
+                    .collect()
+            };
+            assert_eq!(
+                next(&mut at_once),
+                next(&mut one_by_one),
+                "config {i}, {times} times"
+            );
+            assert_eq!(at_once.stats(), one_by_one.stats());
+        }
+    }
+}

@@ -1,5 +1,5 @@
-// Real traffic: the calls and results of the shared agent trajectories (../shared/datasets/
-// agent-trajectories, or TRAFFIC_DIR) driven through the plugin's tools/post-execute listener as the
+// Real traffic: the calls and results of the shared agent trajectories (shared/datasets/
+// agent-trajectories beside the checkout, or TRAFFIC_DIR) driven through the plugin's tools/post-execute listener as the
 // harness drives it (fresh deep-frozen arguments and a fresh result per call), in two shapes: one
 // session at a time, and eight sessions interleaved call by call as agents of one process. Each
 // with this plugin's defaults and `profile: 'recommended'`, and through the class (`observe`, which
@@ -13,6 +13,7 @@
 // Usage: node --expose-gc benchmark/traffic.mjs   (TRAFFIC_ROUNDS, 15; TRAFFIC_DIR)
 import { existsSync, readFileSync, readdirSync } from 'node:fs'
 import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { gunzipSync } from 'node:zlib'
 
 import * as reference from '@deepseek-ai/dsh-repeat-tool-reminder'
@@ -22,7 +23,7 @@ import { inTurn, median } from './cases.mjs'
 import { deepFreeze, listenersOf } from '../__test__/support/listeners.mjs'
 import { rng } from '../__test__/oracle.mjs'
 
-const DIR = process.env.TRAFFIC_DIR ?? new URL('../../shared/datasets/agent-trajectories/', import.meta.url).pathname
+const DIR = process.env.TRAFFIC_DIR ?? join(fileURLToPath(new URL('../..', import.meta.url)), 'shared', 'datasets', 'agent-trajectories')
 const ROUNDS = Number(process.env.TRAFFIC_ROUNDS ?? 15)
 const INTERLEAVED = 8
 const CHUNK = 2500

@@ -166,7 +166,7 @@ export const PEERS = [
   },
   {
     label: 'AI SDK (hasRepeatedToolCalls 3)',
-    // vercel/ai pull request #17610 (issue #17606), packages/ai/src/generate-text/stop-condition.ts
+    // vercel/ai pull request 17610, packages/ai/src/generate-text/stop-condition.ts
     // at the pull request's latest revision, commit 45ad8f60b2 of 2026-07-29 ("addressing
     // comments"; unreleased): a stop condition, true when the run's last `count` steps (model
     // responses) each made the same calls. A step's calls are an order-independent multiset of

@@ -275,6 +275,23 @@ test.serial('the root and platform tarballs alone: no install script, so no inst
   t.true(existsSync(join(dir, 'node_modules', `${pkg.name}-${host.platform}`, `${pkg.napi.binaryName}.${host.platform}.node`)))
 })
 
+test.serial('from the package alone, each framework subpath imports without its framework, and the hook answers an event', async (t) => {
+  const { dir } = await plain()
+  const installed = (name) => existsSync(join(dir, 'node_modules', name, 'package.json'))
+  t.false(installed('ai') || installed('@openai/agents'), 'the frameworks are optional peers, left out')
+  const loaded = JSON.parse(inProject(dir, process.execPath, 'subpaths.mjs', `
+    const ai = await import('${pkg.name}/ai-sdk')
+    const agents = await import('${pkg.name}/openai-agents')
+    const guard = ai.loopGuard({ thresholds: [2] })
+    console.log(JSON.stringify([typeof ai.loopGuard, typeof agents.loopGuard, Object.keys(guard).sort()]))
+  `))
+  t.deepEqual(loaded, ['function', 'function', ['prepareStep', 'stopWhen']])
+  const event = JSON.stringify({ session_id: 'plain', cwd: dir, hook_event_name: 'PostToolUse', tool_name: 'Bash', tool_input: { command: 'ls' }, tool_response: 'x', tool_use_id: 't1' })
+  const bin = join(dir, 'node_modules', '.bin', 'dsh-repeat-tool-guard')
+  const answered = spawnSync(bin, ['hook', '--state-dir', join(dir, 'hook-state')], { input: event, encoding: 'utf8' })
+  t.deepEqual([answered.status, answered.stdout, answered.stderr], [0, '', ''], 'the first call: no reminder, nothing on stderr')
+})
+
 if (harnessNode) {
   test.serial('from the package alone, npx dsh-repeat-tool-guard replay --help works and a replay of harness logs names the three session packages it needs, exit code 3', async (t) => {
     const { dir } = await plain()

@@ -101,7 +101,7 @@ test('`*` does not match line terminators, as the reference\'s `.*` does not', (
 test.serial('a setter on Object.prototype that the reminder\'s fields meet may call the plugin again, with calls that replace its transport buffer', async (t) => {
   // Making a cycle reminder sets its `tools` with napi_set_named_property, which runs such a
   // setter: JavaScript that the fast path must not meet while it still borrows the call's bytes
-  // (src/fast.rs: the answer is made after the bytes' borrow ends).
+  // (src/hot_path.rs: the answer is made after the bytes' borrow ends).
   const listeners = listenersOf(plugin, { cycles: { maxPeriod: 2, repeats: 2 } })
   const postExecute = listeners['tools/post-execute']
   const accept = async () => ({ kind: 'accept' })

@@ -9,7 +9,7 @@ use napi::ValueType;
 use repeat_tool_guard_core::{ConfigError, RawConfig, RawValue, Shape, OPTIONS, SHOWN_ITEMS};
 
 use crate::error::Failure;
-use crate::value::{kind, units};
+use crate::js_values::{kind, units};
 
 /// `String(value)`: how a message writes a symbol or a bigint.
 fn string_of(env: Env, value: Unknown) -> Result<String, Failure> {

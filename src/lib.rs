@@ -4,12 +4,12 @@
 
 mod config;
 mod error;
-mod fast;
 mod header;
+mod hot_path;
+mod js_values;
 mod prefix;
 mod registry;
 mod reminder;
-mod value;
 
 use napi::bindgen_prelude::{Env, Object, Unknown};
 use napi::Result;
@@ -17,8 +17,8 @@ use napi_derive::napi;
 use repeat_tool_guard_core::{Arguments, Call, CanonicalError, Guard, GuardConfig, Tier};
 
 use error::{map_error, Failure};
+use js_values::{string_arg, StringArg};
 use reminder::Reminder;
-use value::{string_arg, StringArg};
 
 /// Counts runs of identical tool calls per agent and says when to remind the model.
 ///
@@ -245,10 +245,10 @@ impl RepeatToolGuard {
     }
 }
 
-/// Exports the plugin's hot path (`fast`).
+/// Exports the plugin's hot path (`hot_path`).
 #[napi(module_exports)]
 pub fn register_hot_path(mut exports: Object) -> Result<()> {
-    fast::register(&mut exports)
+    hot_path::register(&mut exports)
 }
 
 /// The canonical text of `args`: what `JSON.stringify` writes for it (`toJSON`

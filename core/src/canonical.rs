@@ -5,13 +5,13 @@
 //! the value came in, it is written as `JSON.parse` then `JSON.stringify`
 //! would write it.
 
+use crate::arguments::Arguments;
 use crate::error::CanonicalError;
 use crate::form::tag::{ARRAY, END, FALSE, NULL, NUMBER, OBJECT, TRUE};
 use crate::form::{read_string, FormStr};
 use crate::ignore::KeyPath;
 use crate::number::js_number;
-use crate::read::{write_form, Scratch};
-use crate::value::Arguments;
+use crate::scratch::{write_form, Scratch};
 
 /// Where canonical text goes: a `String`, a preview.
 pub trait Sink {

@@ -8,8 +8,8 @@ use rustc_hash::FxBuildHasher;
 
 use crate::cycles::{CycleConfig, CycleHit, CycleTracker};
 use crate::key::{CallKey, KeyForm};
-use crate::progress::{CallDigest, Counted, Recent, WindowConfig};
 use crate::similar::{SimilarConfig, SimilarRun};
+use crate::windows::{CallDigest, Counted, Recent, WindowConfig};
 
 /// A chain before its first call has a run of 0, whatever its key.
 #[derive(Debug, Clone, Default)]
@@ -49,9 +49,9 @@ pub struct Step<'a> {
     pub cycles: Option<&'a CycleConfig>,
     /// `similar`'s config and the call's sample (`None` for the same call as the agent's last).
     pub similar: Option<(&'a SimilarConfig, Option<Vec<u16>>)>,
-    /// `noProgress`'s config and what it compares ([`crate::progress::compared`]).
+    /// `noProgress`'s config and what it compares ([`crate::windows::compared`]).
     pub no_progress: Option<(&'a WindowConfig, CallDigest)>,
-    /// `failures`' config and what it compares ([`crate::progress::compared`]).
+    /// `failures`' config and what it compares ([`crate::windows::compared`]).
     pub failures: Option<(&'a WindowConfig, Option<Counted>)>,
 }
 
@@ -254,7 +254,7 @@ impl Chains {
     }
 
     /// Lengthens the agent's run by `extra` calls of its last call (restored calls, past those
-    /// replayed: [`crate::guard::Guard::restore_times`]); nothing for an agent without a run.
+    /// replayed, by `Guard::restore_times`); nothing for an agent without a run.
     pub fn lengthen(&mut self, agent: &[u16], extra: u64) {
         if let Some(chain) = self.find_mut(agent).filter(|chain| chain.run > 0) {
             chain.run = chain.run.saturating_add(extra);
@@ -298,7 +298,7 @@ mod tests {
         crate::key::call_key(
             &tool,
             crate::Arguments::Json(json),
-            &mut crate::read::Scratch::default(),
+            &mut crate::scratch::Scratch::default(),
         )
         .unwrap()
     }

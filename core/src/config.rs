@@ -8,8 +8,8 @@ use crate::ignore::IgnoreRules;
 use crate::number::js_number_to_string;
 use crate::overrides::Overrides;
 use crate::patterns::ToolFilter;
-use crate::progress::WindowConfig;
 use crate::similar::SimilarConfig;
+use crate::windows::WindowConfig;
 
 /// A config value as the binding read it from JavaScript.
 #[derive(Debug, Clone, PartialEq)]

@@ -162,7 +162,7 @@ mod tests {
         crate::key::call_key(
             name,
             crate::Arguments::Json("{}"),
-            &mut crate::read::Scratch::default(),
+            &mut crate::scratch::Scratch::default(),
         )
         .unwrap()
     }

@@ -1,19 +1,19 @@
 //! [`Guard`]: ties the modules together the way the plugin uses them, and
 //! [`tier_at`], the run-length tier for a run.
 
+use crate::arguments::Arguments;
 use crate::canonical::key_form_head;
 use crate::chains::{Advanced, Chains, Step};
 use crate::config::GuardConfig;
 use crate::error::CanonicalError;
 use crate::ignore::KeyPath;
 use crate::key::CallKey;
-use crate::memo::{key_form, Memo};
-use crate::progress;
-use crate::read::Scratch;
+use crate::memo::{remembered_form, Memo};
 use crate::reminders::{self, Reminder, Tier};
+use crate::scratch::Scratch;
 use crate::similar;
 use crate::stats::Stats;
-use crate::value::Arguments;
+use crate::windows;
 
 /// One tool call, as [`Guard::observe`] takes it.
 #[derive(Clone, Copy, Debug)]
@@ -238,7 +238,7 @@ impl Guard {
                     None
                 };
                 let ignored = ignored.as_deref().unwrap_or_default();
-                match key_form(
+                match remembered_form(
                     tool,
                     arguments,
                     &mut self.scratch,
@@ -349,8 +349,9 @@ impl Guard {
         // Digested before the chain moves, so a result without canonical form changes nothing.
         let result = match result {
             Some(result) if self.config.same_result_only => {
-                let digest = key_form(&[], result, &mut self.scratch, &mut self.memos[1], &[])
-                    .map(|form| CallKey::from(&form));
+                let digest =
+                    remembered_form(&[], result, &mut self.scratch, &mut self.memos[1], &[])
+                        .map(|form| CallKey::from(&form));
                 self.scratch.trim();
                 Some(digest?)
             }
@@ -371,7 +372,7 @@ impl Guard {
             None => None,
         };
         // `noProgress` and `failures`: what each compares, the result without its volatile parts.
-        let compared = progress::compared(
+        let compared = windows::compared(
             self.config.no_progress.as_ref(),
             self.config.failures.as_ref(),
             (&key, tool),

@@ -101,8 +101,8 @@ impl IgnoreRules {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::read::Scratch;
-    use crate::value::Arguments;
+    use crate::arguments::Arguments;
+    use crate::scratch::Scratch;
 
     fn units(text: &str) -> Vec<u16> {
         text.encode_utf16().collect()

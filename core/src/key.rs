@@ -11,12 +11,12 @@
 //! into escaping strings or printing numbers. A call that repeats the last one
 //! is keyed by the memo (`memo`) instead.
 
+use crate::arguments::Arguments;
 use crate::error::CanonicalError;
 use crate::form::push_string;
 use crate::form::tag::TOOL;
 use crate::ignore::KeyPath;
-use crate::read::{write_form, Scratch};
-use crate::value::Arguments;
+use crate::scratch::{write_form, Scratch};
 
 /// Binary forms up to this many bytes are the key themselves.
 pub const INLINE: usize = 128;

@@ -13,12 +13,12 @@
 
 use std::cmp::Ordering;
 
+use crate::arguments::Pieces;
 use crate::form::tag::{ARRAY, END, NULL, NUMBER, OBJECT};
 use crate::form::{push_len, push_string, string_span};
 use crate::ignore::KeyPath;
 use crate::transport::tag::{ABSENT, LONG, LONG_WIDE, NARROW, WIDE};
 use crate::transport::{container_end, piece, value_end, SIZE_BYTES};
-use crate::value::Pieces;
 
 /// A string of the transport, as its code units lie.
 #[derive(Clone, Copy)]

@@ -6,21 +6,21 @@
 //!
 //! - `error`: what can go wrong (`ConfigError`, `CanonicalError`)
 //! - `number`: JavaScript's `Number::toString`
-//! - `value`: the [`Arguments`] of a call, and a transport's long strings
+//! - `arguments`: the [`Arguments`] of a call, and a transport's long strings
 //! - `form`: the key form's tags, strings and lengths
 //! - `patterns`: tool-name patterns (`include`, `exclude`, per-tool caches)
 //! - `ignore`: `ignoreArguments`' key paths
 //! - `transport`: what the plugin's JavaScript writes, checked in full
 //! - `json`: JSON text written in the transport's encoding
 //! - `key_form`: a transport's key form, with every canonical rule
-//! - `read`: any [`Arguments`]' key form; the reused buffers
+//! - `scratch`: the reused buffers, and any [`Arguments`]' key form written in them
 //! - `canonical`: the canonical text, read off the key form
 //! - `key`: a call's key (a short key form, or its digest)
-//! - `lockstep`: two transports read side by side, without a key
+//! - `side_by_side`: two transports read side by side, without a key
 //! - `memo`: the last transport keyed, and a call told apart from it kept pending
 //! - `cycles`: opt-in `cycles`
 //! - `similar`: opt-in `similar`
-//! - `progress`: opt-in `noProgress` and `failures`
+//! - `windows`: opt-in `noProgress` and `failures`, each a window of an agent's last calls
 //! - `chains`: each agent's run, and what the opt-in detections keep
 //! - `overrides`: opt-in per-tool thresholds
 //! - `reminders`: the reminder texts and tiers
@@ -34,6 +34,7 @@
 // Everything here is safe Rust: the binding alone talks to Node-API.
 #![forbid(unsafe_code)]
 
+mod arguments;
 mod canonical;
 mod chains;
 mod config;
@@ -45,7 +46,6 @@ mod ignore;
 mod json;
 mod key;
 mod key_form;
-mod lockstep;
 mod memo;
 mod number;
 mod options;
@@ -53,16 +53,17 @@ mod overrides;
 mod patterns;
 #[cfg(test)]
 mod profile;
-mod progress;
 mod raw_config;
-mod read;
 mod reminders;
+mod scratch;
+mod side_by_side;
 mod similar;
 mod stats;
 mod transport;
-mod value;
+mod windows;
 
 // What the binding, the integration tests and the fuzz targets use.
+pub use arguments::{Arguments, Pieces};
 pub use canonical::{canonicalize_json, Sink};
 pub use config::{GuardConfig, RawValue, SHOWN_ITEMS};
 pub use error::{CanonicalError, ConfigError, Hint};
@@ -76,4 +77,3 @@ pub use stats::Stats;
 pub use transport::{
     sized as transport_sized, tag as transport_tag, SIZE_BYTES as TRANSPORT_SIZE_BYTES,
 };
-pub use value::{Arguments, Pieces};

@@ -7,18 +7,18 @@
 //! needs no second check.
 //!
 //! A call that certainly differs from the one kept, by the side-by-side read
-//! (`lockstep`), is kept in its place without a key (the memo is then
+//! (`side_by_side`), is kept in its place without a key (the memo is then
 //! *pending*): its key is written only if a later call needs it
 //! (`Memo::settle`), and an agent making new call after new call has none
 //! written at all.
 
+use crate::arguments::{Arguments, Pieces};
 use crate::error::CanonicalError;
 use crate::ignore::KeyPath;
 use crate::key::{digest_form, CallKey, KeyForm};
-use crate::lockstep::{self, Verdict};
-use crate::read::{Scratch, KEEP};
+use crate::scratch::{Scratch, KEEP};
+use crate::side_by_side::{self, Verdict};
 use crate::transport;
-use crate::value::{Arguments, Pieces};
 
 /// The most bytes a memo keeps, its transport's and its long strings' (two a
 /// code unit) together: a larger call is keyed afresh each time.
@@ -100,7 +100,7 @@ impl Memo {
         let kept_pieces = !self.narrow.ends.is_empty() || !self.wide.ends.is_empty();
         let same_tool = *self.tool == *tool;
         if same_tool && no_pieces && !kept_pieces {
-            return match lockstep::compare(&self.bytes, bytes, &mut scratch.open) {
+            return match side_by_side::compare(&self.bytes, bytes, &mut scratch.open) {
                 Verdict::Same => Some(true),
                 Verdict::Differ => Some(false),
                 Verdict::Unknown => None,
@@ -249,7 +249,7 @@ fn size(bytes: &[u8], pieces: Pieces<'_>) -> usize {
 /// key for the same transport as its last one: an inline form stays where it
 /// is (in `memo`, or where it was written in `scratch`'s form buffer), for the
 /// chain to compare in place.
-pub(crate) fn key_form<'s>(
+pub(crate) fn remembered_form<'s>(
     tool: &[u16],
     arguments: Arguments<'_>,
     scratch: &'s mut Scratch,
@@ -313,7 +313,7 @@ mod tests {
         };
         let (scratch, memo) = (&mut Scratch::default(), &mut Memo::default());
         let mut kept = |tool: &str, arguments| {
-            CallKey::from(&key_form(&units(tool), arguments, scratch, memo, &[]).unwrap())
+            CallKey::from(&remembered_form(&units(tool), arguments, scratch, memo, &[]).unwrap())
         };
         for (tool, bytes) in [
             ("t", &long[..]),
@@ -357,7 +357,9 @@ mod tests {
                 bytes: &one,
                 pieces,
             };
-            let key = CallKey::from(&key_form(&units("t"), arguments, scratch, memo, &[]).unwrap());
+            let key = CallKey::from(
+                &remembered_form(&units("t"), arguments, scratch, memo, &[]).unwrap(),
+            );
             assert_eq!(key, fresh("t", arguments));
             key
         };
@@ -379,18 +381,19 @@ mod tests {
         let bytes = [LONG_WIDE, 0];
         let (scratch, memo) = (&mut Scratch::default(), &mut Memo::default());
         let big = units(&"\u{101}".repeat(1 << 20));
-        key_form(&units("t"), wide_piece(&bytes, &[&big]), scratch, memo, &[]).unwrap();
+        remembered_form(&units("t"), wide_piece(&bytes, &[&big]), scratch, memo, &[]).unwrap();
         assert!(memo.state == State::Keyed && memo.wide.units.capacity() >= 1 << 20);
         let null = Arguments::Transport {
             bytes: &[NULL],
             pieces: Pieces::NONE,
         };
-        key_form(&units("t"), null, scratch, memo, &[]).unwrap();
+        remembered_form(&units("t"), null, scratch, memo, &[]).unwrap();
         assert!(memo.state == State::Keyed && memo.wide.units.capacity() <= KEEP);
         // Past the cap, nothing is kept, and the key is as fresh as ever.
         let huge = [&units(&"\u{101}".repeat(MAX_BYTES / 2 + 1))[..]];
         let arguments = wide_piece(&bytes, &huge);
-        let key = CallKey::from(&key_form(&units("t"), arguments, scratch, memo, &[]).unwrap());
+        let key =
+            CallKey::from(&remembered_form(&units("t"), arguments, scratch, memo, &[]).unwrap());
         assert!(memo.state == State::Empty);
         assert_eq!(key, fresh("t", arguments));
     }

@@ -12,8 +12,8 @@ use crate::cycles::CycleConfig;
 use crate::error::{ConfigError, Hint};
 use crate::ignore::{IgnoreEntry, IgnoreRules, KeyPath};
 use crate::overrides::{Override, Overrides};
-use crate::progress::{self, WindowConfig};
 use crate::similar::{self, SimilarConfig, DEFAULT_MIN_CALLS, DEFAULT_SIMILARITY};
+use crate::windows::{self, WindowConfig};
 
 /// How the binding reads an option's value from JavaScript.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -120,14 +120,14 @@ fn window_option(
     let min_calls = config::number(
         &format!("{field}.minCalls"),
         raw.field("minCalls"),
-        config::integer_in(2.0, progress::MAX_WINDOW),
+        config::integer_in(2.0, windows::MAX_WINDOW),
         MIN_CALLS_RULE,
     )?
     .unwrap_or(defaults.min_calls);
     let window = config::number(
         &format!("{field}.window"),
         raw.field("window"),
-        config::integer_in(min_calls, progress::MAX_WINDOW),
+        config::integer_in(min_calls, windows::MAX_WINDOW),
         WINDOW_RULE,
     )?
     .unwrap_or(defaults.window.max(min_calls));
@@ -202,8 +202,8 @@ pub const OPTIONS: &[OptionSpec] = &[
         apply: |raw, config| match raw {
             RawValue::Missing => Ok(()),
             RawValue::String(name) if name.iter().copied().eq("recommended".encode_utf16()) => {
-                config.no_progress = Some(progress::NO_PROGRESS);
-                config.failures = Some(progress::FAILURES);
+                config.no_progress = Some(windows::NO_PROGRESS);
+                config.failures = Some(windows::FAILURES);
                 config.similar = Some(similar::RECOMMENDED);
                 Ok(())
             }
@@ -363,7 +363,7 @@ pub const OPTIONS: &[OptionSpec] = &[
         doc: "Opt-in: remind when `minCalls` (default 6) of the agent's last `window` (default 16) calls are the same call with the same result, volatile parts (numbers, ids, timestamps) left out.",
         errors: || window_errors("noProgress"),
         apply: |raw, config| {
-            config.no_progress = window_option("noProgress", raw, progress::NO_PROGRESS)?.or(config.no_progress);
+            config.no_progress = window_option("noProgress", raw, windows::NO_PROGRESS)?.or(config.no_progress);
             Ok(())
         },
         identity: false,
@@ -376,7 +376,7 @@ pub const OPTIONS: &[OptionSpec] = &[
         doc: "Opt-in: remind when `minCalls` (default 3) of the agent's last `window` (default 8) calls are one tool failing with the same error, with other arguments each time (a result flagged `isError: true`, or with an error word such as `error`, `not found` or `failed` in its first 512 bytes), volatile parts left out. Calls with the same arguments count once: the same call failing again is a repeat, for the run rule and `noProgress`.",
         errors: || window_errors("failures"),
         apply: |raw, config| {
-            config.failures = window_option("failures", raw, progress::FAILURES)?.or(config.failures);
+            config.failures = window_option("failures", raw, windows::FAILURES)?.or(config.failures);
             Ok(())
         },
         identity: false,

@@ -3,7 +3,7 @@
 //! reads the transport of calls `encode.js` wrote (the file named by
 //! `PROFILE_CALLS`: per call a little-endian `u32` length, then the
 //! arguments' bytes) and times, over them in turn: the side-by-side read of
-//! each call with the one before and the check of the new one (`lockstep`),
+//! each call with the one before and the check of the new one (`side_by_side`),
 //! then `Guard::observe`, which adds the memo and the chain to it; and, for a
 //! call that must be keyed, its key form written from the transport
 //! (`key`, hashed when long) and BLAKE3 alone over bytes as many.
@@ -14,8 +14,8 @@ use std::hint::black_box;
 use std::time::Instant;
 
 use crate::key::digest_form;
-use crate::lockstep;
-use crate::read::Scratch;
+use crate::scratch::Scratch;
+use crate::side_by_side;
 use crate::{Arguments, Call, Guard, GuardConfig, Pieces, RawConfig};
 
 fn read_calls(path: &str) -> Vec<Vec<u8>> {
@@ -85,7 +85,7 @@ fn stages_of_a_new_call() {
                 black_box(guard.observe(call).unwrap());
             }),
             time_pairs(&calls, passes, |last, bytes| {
-                black_box(lockstep::compare(last, bytes, &mut open));
+                black_box(side_by_side::compare(last, bytes, &mut open));
             }),
         ];
         // The first round warms up.
@@ -96,7 +96,7 @@ fn stages_of_a_new_call() {
             stage.push(time);
         }
     }
-    let names = ["form", "hash", "observe", "lockstep"];
+    let names = ["form", "hash", "observe", "side_by_side"];
     let medians = stages.map(|mut times| {
         times.sort_by(f64::total_cmp);
         times[times.len() / 2]

@@ -1,11 +1,11 @@
 //! The reminder texts, exactly as the reference plugin words them: the model
 //! reads these, so a changed byte is a changed transcript.
 
+use crate::arguments::Arguments;
 use crate::canonical::Sink;
 use crate::error::CanonicalError;
 use crate::ignore::KeyPath;
-use crate::read::Scratch;
-use crate::value::Arguments;
+use crate::scratch::Scratch;
 
 pub const GENTLE_TEXT: &str = "You are repeating the exact same tool call with identical arguments. Carefully analyze the previous result before calling again: if the task is not complete, try a different approach or different arguments instead of repeating the call.";
 

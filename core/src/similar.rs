@@ -7,11 +7,11 @@
 //! a call of the same tool, a sort and merge of the bigrams where the two
 //! samples differ, whatever the size of its arguments.
 
+use crate::arguments::Arguments;
 use crate::canonical::canonical_head;
 use crate::error::CanonicalError;
 use crate::ignore::KeyPath;
-use crate::read::Scratch;
-use crate::value::Arguments;
+use crate::scratch::Scratch;
 
 /// How much of the canonical arguments a sample holds.
 pub const SAMPLE_UNITS: usize = 512;

@@ -19,7 +19,7 @@
 //! A key is a string ([`tag::NARROW`], [`tag::WIDE`], [`tag::LONG`] or [`tag::LONG_WIDE`]). The
 //! whole value is a value other than [`tag::ABSENT`], with nothing after it. A container's size
 //! ([`SIZE_BYTES`] bytes, little-endian) counts the bytes after it, [`tag::END`] included: a reader
-//! can step over a member without reading it (`lockstep`), and every reader checks it.
+//! can step over a member without reading it (`side_by_side`), and every reader checks it.
 
 use crate::error::CanonicalError;
 use crate::form::{read_len, string_span};
@@ -221,10 +221,10 @@ pub fn sized(bytes: &[u8]) -> Vec<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::arguments::{Arguments, Pieces};
     use crate::form::push_string;
     use crate::key::call_key;
-    use crate::read::Scratch;
-    use crate::value::{Arguments, Pieces};
+    use crate::scratch::Scratch;
 
     fn text(out: &mut Vec<u8>, text: &str) {
         push_string(out, &text.encode_utf16().collect::<Vec<_>>());

@@ -21,7 +21,7 @@
 //!   odd numbers, with one scalar changed; the bytes and the bytes with one
 //!   byte changed; the bytes' two halves): the second extends the run exactly
 //!   when the two calls have the same key, and is an error exactly when its
-//!   key is. The guard tells most such calls apart without a key (`lockstep`):
+//!   key is. The guard tells most such calls apart without a key (the side-by-side read, `side_by_side`):
 //!   this is where what it tells is checked against the keys.
 #![no_main]
 

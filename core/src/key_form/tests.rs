@@ -1,12 +1,12 @@
 //! `key_form`'s own cases; the canonical rules are also held by the golden vectors and the fuzz targets.
 
+use crate::arguments::{Arguments, Pieces};
 use crate::form::push_string;
 use crate::form::tag::{ARRAY, END, NULL, OBJECT, TRUE};
 use crate::ignore::KeyPath;
-use crate::read::Scratch;
+use crate::scratch::Scratch;
 use crate::transport::sized;
 use crate::transport::tag::{ABSENT, LONG};
-use crate::value::{Arguments, Pieces};
 
 fn key(out: &mut Vec<u8>, text: &str) {
     push_string(out, &text.encode_utf16().collect::<Vec<_>>());

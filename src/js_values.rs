@@ -1,6 +1,6 @@
 //! A JavaScript value's kind, and a string's code units, read through
 //! napi-rs' typed API, for the class and the config (the hot path reads its
-//! own way, `fast`).
+//! own way, `hot_path`).
 
 use napi::bindgen_prelude::{Either, Unknown, Utf16String};
 use napi::{JsValue, ValueType};

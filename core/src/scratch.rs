@@ -3,12 +3,12 @@
 //! transport first; a raw string as one string), with buffers kept in
 //! [`Scratch`].
 
+use crate::arguments::{Arguments, Pieces};
 use crate::error::CanonicalError;
 use crate::form::push_string;
 use crate::ignore::KeyPath;
 use crate::key_form::{self, Walk};
 use crate::transport::Open;
-use crate::value::{Arguments, Pieces};
 use crate::{json, transport};
 
 /// Buffers reused from call to call, so a small call allocates nothing.

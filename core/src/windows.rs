@@ -28,11 +28,11 @@
 use std::collections::VecDeque;
 use std::mem::take;
 
+use crate::arguments::Arguments;
 use crate::canonical::write_canonical_in;
 use crate::error::CanonicalError;
 use crate::key::{CallKey, KeyForm};
-use crate::read::Scratch;
-use crate::value::Arguments;
+use crate::scratch::Scratch;
 
 /// The defaults, chosen on the shared trajectories (docs/DETECTION.md): the most stuck runs caught
 /// while reminding in at most 1 % of the solved ones.

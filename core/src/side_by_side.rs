@@ -220,11 +220,11 @@ fn met_again(bytes: &[u8], mut at: usize, end: usize, (wide, name): (bool, &[u8]
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::arguments::{Arguments, Pieces};
     use crate::form::push_string;
     use crate::key::call_key;
-    use crate::read::Scratch;
+    use crate::scratch::Scratch;
     use crate::transport::{check, sized};
-    use crate::value::{Arguments, Pieces};
 
     /// A value written as a transport: `{`, `}`, `[`, `]`, numbers, `n` (null), `t`, `f`, `u`
     /// (absent) and other words (strings), separated by spaces. Members are key-value pairs.

@@ -3,7 +3,7 @@
 // events seen twice, config lookup and errors, and the state file under concurrency, kills and bounds.
 import test from 'ava'
 import { spawn, spawnSync } from 'node:child_process'
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, utimesSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -449,8 +449,11 @@ test('resume: a session whose state is gone continues from its transcript\'s cal
   const { answer, stderr } = await run(resumed, event)
   t.is(stderr, '')
   t.is(answer?.hookSpecificOutput.additionalContext, expected({}, 'claude-code', [event, event, event])[2])
-  // The transcript is read only for a session without state.
-  t.truthy((await run(resumed, { ...event, tool_use_id: 'toolu_4' })).answer === undefined)
+  // The transcript is read only for a session without state: here it is no longer a file.
+  rmSync(transcript)
+  mkdirSync(transcript)
+  const fourth = await run(resumed, { ...event, tool_use_id: 'toolu_4' })
+  t.deepEqual([fourth.answer, fourth.stderr], [undefined, ''])
   t.truthy((await run(resumed, { ...event, tool_use_id: 'toolu_5' })).answer, 'the fifth call: the detailed reminder')
 })
 

@@ -6,7 +6,7 @@
 // state as it was: that one event is lost, never the session, and no half-written call is read.
 // Bounded: an agent keeps its last MAX_CALLS calls since the last prompt, consecutive identical calls
 // stored once with a count, and a session's file is cut to MAX_BYTES by dropping the oldest calls.
-import { closeSync, linkSync, mkdirSync, openSync, readFileSync, readdirSync, renameSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs'
+import { closeSync, existsSync, linkSync, mkdirSync, openSync, readFileSync, readdirSync, renameSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs'
 import { homedir } from 'node:os'
 import { join } from 'node:path'
 
@@ -77,6 +77,11 @@ export class SessionStore {
     } finally {
       unlock()
     }
+  }
+
+  /** Whether `host`'s `session` has state. */
+  has(host, session) {
+    return existsSync(join(this.dir, fileName(host, session)))
   }
 
   /** Removes `host`'s `session` (its end). */

@@ -177,7 +177,8 @@ async function answerEvent(argv, input, { stdout, stderr, env }) {
   }
   const guard = await guardFor(values.config ?? findConfig(event.cwd, env), stderr, host)
   if (!guard.isTracked(event.tool)) return undefined
-  const rebuild = guard.resume && event.transcript ? await transcriptCalls(event, host, guard) : undefined
+  // `resume`: a session without state is rebuilt from its transcript (read only then, not per event).
+  const rebuild = guard.resume && event.transcript && !store.has(host, event.session) ? await transcriptCalls(event, host, guard) : undefined
   let answer
   store.update(host, event.session, (state, fresh) => {
     if (event.id !== undefined) {

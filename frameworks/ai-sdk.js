@@ -98,7 +98,7 @@ class LoopGuard {
   #perResponse
   #takesResults
   #warn
-  #onReminder
+  #announce
   // Chains by id: a run's own `run:<callId>`, a caller's key `key:<key>`.
   #chains = new Map()
   // Runs by the SDK's callId (one generateText or streamText call): its chain, the steps counted, its stop.
@@ -109,10 +109,9 @@ class LoopGuard {
   #finished = new FinalizationRegistry((callId) => this.#endRun(callId))
 
   constructor(config, options = {}) {
-    ;({ guard: this.#guard, warn: this.#warn } = adapterGuard(config, options))
+    ;({ guard: this.#guard, warn: this.#warn, announce: this.#announce } = adapterGuard(config, options))
     this.#perResponse = this.#guard.perResponse
     this.#takesResults = this.#guard.takesResults
-    this.#onReminder = options.onReminder
     checkKey(options.key)
     // The two own properties, so that spreading the guard gives the SDK these and nothing else.
     Object.assign(this, this.#hooks(options.key))
@@ -244,14 +243,6 @@ class LoopGuard {
     }
   }
 
-  #announce(delivered) {
-    if (this.#onReminder === undefined) return
-    try {
-      this.#onReminder(delivered)
-    } catch (error) {
-      this.#warn(`an onReminder listener failed: ${error?.message ?? error}`)
-    }
-  }
 }
 
 function checkKey(key) {

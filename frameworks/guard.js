@@ -6,7 +6,11 @@ import { unknownKeyWarning, unknownKeys } from '../lib/keys.js'
 
 const RESUME_WARNING = '`resume` has no effect here: it rebuilds a harness session; a key continues a chain across runs'
 
-/** The guard of `config` and the `warn` of `options` (console.warn by default), for `loopGuard(config, options)`. */
+/**
+ * The guard of `config`, the `warn` of `options` (console.warn by default) and `announce`, which
+ * tells `options.onReminder` of a delivered reminder, its failure only warned of: for
+ * `loopGuard(config, options)`.
+ */
 export function adapterGuard(config, options) {
   if (options === null || typeof options !== 'object') throw new TypeError('loopGuard: options must be an object')
   const warn = options.warn ?? ((message) => console.warn(`repeat-tool-guard: ${message}`))
@@ -15,5 +19,14 @@ export function adapterGuard(config, options) {
   const guard = new RepeatToolGuard(config)
   // As validated: a profile's settings count as given.
   if (guard.resume) warn(RESUME_WARNING)
-  return { guard, warn }
+  const { onReminder } = options
+  const announce = (delivered) => {
+    if (onReminder === undefined) return
+    try {
+      onReminder(delivered)
+    } catch (error) {
+      warn(`an onReminder listener failed: ${error?.message ?? error}`)
+    }
+  }
+  return { guard, warn, announce }
 }

@@ -58,7 +58,7 @@ class AgentsLoopGuard {
   #guard
   #key
   #warn
-  #onReminder
+  #announce
   #perResponse
   #stops
   #count = 0
@@ -79,10 +79,9 @@ class AgentsLoopGuard {
   #finished = new FinalizationRegistry((run) => this.#drop(run))
 
   constructor(config, options = {}) {
-    ;({ guard: this.#guard, warn: this.#warn } = adapterGuard(config, options))
+    ;({ guard: this.#guard, warn: this.#warn, announce: this.#announce } = adapterGuard(config, options))
     checkOptions(options)
     this.#key = options.key
-    this.#onReminder = options.onReminder
     this.#perResponse = this.#guard.perResponse
     this.#stops = this.#guard.stopAt !== null
     this.callModelInputFilter = (args) => this.#filter(args)
@@ -238,14 +237,6 @@ class AgentsLoopGuard {
     run.note(delivered.toolCallId, delivered.reminder.text)
   }
 
-  #announce(delivered) {
-    if (this.#onReminder === undefined) return
-    try {
-      this.#onReminder(delivered)
-    } catch (error) {
-      this.#warn(`an onReminder listener failed: ${error?.message ?? error}`)
-    }
-  }
 
   /** Rejects a stopped agent's call (the tool input guardrail): the model reads the stop text as its result. */
   #deny({ context, agent }) {

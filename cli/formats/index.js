@@ -62,13 +62,14 @@ export async function * readRuns(path, { format, reader, onBytes, warn, fail }) 
     yield harnessRun(path, head.value, rest, { session, lines, warn })
     return
   }
+  // The file's records, one JSON value a line: a torn last line warned of, a line that is not JSON failed.
+  const records = () => jsonRecords(path, (async function * () {
+    yield first
+    yield * rest
+  })(), { cutShort: () => lines.cutShort, warn, fail })
   const transcript = format === undefined ? transcriptFormat(head.value) : Object.hasOwn(TRANSCRIPTS, format) ? format : undefined
   if (transcript !== undefined) {
-    const records = jsonRecords(path, (async function * () {
-      yield first
-      yield * rest
-    })(), { cutShort: () => lines.cutShort, warn, fail })
-    yield * transcriptRuns(TRANSCRIPTS[transcript], path, records)
+    yield * transcriptRuns(TRANSCRIPTS[transcript], path, records())
     return
   }
   let kind = format
@@ -87,19 +88,11 @@ export async function * readRuns(path, { format, reader, onBytes, warn, fail }) 
     yield run(found.messages, { id: found.fields.id ?? basename(path), fields: found.fields })
     return
   }
-  let torn
-  for (let line = first, parsed = head; line !== undefined; line = (await rest.next()).value, parsed = line && parse(line.text)) {
-    if (line.text.trim() === '') continue
-    // A last line without its newline is a torn write when it does not parse (a file may lack the final newline).
-    if (parsed.error !== undefined && !line.complete) {
-      torn = line.number
-      continue
-    }
-    const found = parsed.error !== undefined ? `not valid JSON (${parsed.error.message})` : record(parsed.value)
-    if (typeof found === 'string') fail(new InputError(`${path}:${line.number}: ${found}`))
-    else yield run(found.messages, { id: found.fields.id ?? `${basename(path)}:${line.number}`, line: line.number, fields: found.fields })
+  for await (const { value, number } of records()) {
+    const found = record(value)
+    if (typeof found === 'string') fail(new InputError(`${path}:${number}: ${found}`))
+    else yield run(found.messages, { id: found.fields.id ?? `${basename(path)}:${number}`, line: number, fields: found.fields })
   }
-  if (lines.cutShort || torn) warn(`${path}: ${lines.cutShort ?? 'its last line is incomplete'} (a write cut short?); the replay ends at its last complete line`)
 }
 
 /** The lines of `lines`, what goes wrong in reading them (a corrupt gzip stream, say) as an InputError. */

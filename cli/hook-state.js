@@ -61,6 +61,14 @@ export class SessionStore {
   }
 
   /**
+   * `host`'s `session` as it stands, read without the lock (a write renames a whole file into
+   * place, so a read never meets half of one): for an event that only reads it.
+   */
+  read(host, session) {
+    return read(join(this.dir, fileName(host, session)), this.warn)[0]
+  }
+
+  /**
    * Runs `change(state, fresh)` on `host`'s `session` under its lock and writes the state back when
    * `change` returns true; `fresh` says the session had no state. Returns nothing: `change` keeps
    * what it needs.

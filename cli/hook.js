@@ -159,12 +159,8 @@ async function answerEvent(argv, input, { stdout, stderr, env }) {
   }
   const eventName = event.name
   if (event.kind === 'pre') {
-    // Only a stopped agent's calls are denied: reading its state needs no guard.
-    let stopped
-    store.update(host, event.session, (state) => {
-      stopped = state.agents[event.agent]?.stopped
-      return false
-    })
+    // Only a stopped agent's calls are denied: reading its state needs no guard, nor the lock.
+    const stopped = store.read(host, event.session).agents[event.agent]?.stopped
     return stopped ? dialect.answers.deny(eventName, stopped) : undefined
   }
   if (event.kind === 'prompt') {

@@ -1,26 +1,42 @@
-//! Per-agent chains of identical calls: each agent's last call key and run
-//! length, and, only when an opt-in feature needs them, the last result's
-//! digest and the recent calls that cycles look at.
+//! Per-agent chains of identical calls: each agent's last call (`last_call`),
+//! its key and run length, and, only when an opt-in feature needs them, the
+//! last result's digest and the recent calls that cycles look at.
 
 use std::collections::HashMap;
 
 use rustc_hash::FxBuildHasher;
 
+use crate::arguments::Arguments;
 use crate::cycles::{CycleConfig, CycleHit, CycleTracker};
-use crate::key::{CallKey, KeyForm};
+use crate::error::CanonicalError;
+use crate::key::{call_key, CallKey};
+use crate::last_call::LastCall;
+use crate::scratch::Scratch;
 use crate::similar::{SimilarConfig, SimilarRun};
 use crate::windows::{CallDigest, Counted, Recent, WindowConfig};
 
-/// A chain before its first call has a run of 0, whatever its key.
+/// A chain before its first call has a run of 0.
 #[derive(Debug, Clone, Default)]
 struct Chain {
-    key: CallKey,
+    /// The last call's key; `None` while it is not written: a call its bytes tell apart from the
+    /// one before ([`LastCall::compare`]) is keyed only if a later call needs it.
+    key: Option<CallKey>,
     run: u64,
-    /// Whether the last call's key is not written yet: it is the call the
-    /// guard's memo keeps (`memo`), keyed only when needed ([`Chains::settle`]).
-    pending: bool,
+    last: LastCall,
     /// `None` unless [`Chains::advance_extended`] was used (an opt-in feature is on).
     extra: Option<Box<Extra>>,
+}
+
+impl Chain {
+    /// The last call's key, written now if it was not.
+    fn key(&mut self, scratch: &mut Scratch) -> Option<CallKey> {
+        if self.key.is_none() {
+            self.key = self.last.with_call(|call| {
+                call.and_then(|(tool, arguments)| call_key(tool, arguments, scratch).ok())
+            });
+        }
+        self.key
+    }
 }
 
 /// What the opt-in features keep per agent; bounded, never argument text.
@@ -41,6 +57,8 @@ struct Extra {
 /// One tracked call as the opt-in features see it.
 pub struct Step<'a> {
     pub key: CallKey,
+    /// The call's arguments, kept as the agent's last call.
+    pub arguments: Arguments<'a>,
     /// The result digest to compare (`sameResultOnly`), `None` when no result was given or when
     /// results are not compared: two `None`s are equal.
     pub result: Option<CallKey>,
@@ -91,50 +109,82 @@ pub struct Chains {
 }
 
 impl Chains {
-    /// Records a tracked call, by its key form, and returns the length of the run it belongs to.
-    /// The form is compared with the chain's key in place, and copied into it only when it differs.
-    pub(crate) fn advance_form(&mut self, agent: &[u16], form: &KeyForm<'_>) -> u64 {
+    /// Records a tracked call on the reference's path and returns the length of the run it
+    /// belongs to. A call the agent's last call tells apart by its bytes is counted without a
+    /// key. A call that fails to canonicalize changes nothing.
+    pub(crate) fn advance(
+        &mut self,
+        agent: &[u16],
+        tool: &[u16],
+        arguments: Arguments<'_>,
+        scratch: &mut Scratch,
+    ) -> Result<u64, CanonicalError> {
         let chain = self.chain_of(agent);
-        debug_assert!(!chain.pending, "a pending chain is settled first");
-        if chain.run > 0 && chain.key.is(form) {
-            chain.run = chain.run.saturating_add(1);
-        } else {
-            chain.run = 1;
-            chain.key.set(form);
-        }
-        chain.run
-    }
-
-    /// Records a tracked call of the agent that called last, known to be its
-    /// last call again (`same`) or another, without its key: the chain is then
-    /// pending until [`Chains::settle`]. `None` (nothing changed) when the
-    /// agent is not the one that called last, or its chain was dropped since.
-    pub(crate) fn advance_known(&mut self, agent: &[u16], same: bool) -> Option<u64> {
-        let chain = match &mut self.last {
-            Some((id, chain)) if chain.run > 0 && id == agent => chain,
-            _ => return None,
+        let verdict = match chain.run {
+            0 => None,
+            _ => chain.last.compare(tool, arguments, scratch),
+        };
+        let same = match verdict {
+            Some(same) => {
+                chain.key = chain.key.filter(|_| same);
+                same
+            }
+            None => match call_key(tool, arguments, scratch) {
+                Ok(key) => {
+                    let same = chain.run > 0 && chain.key(scratch) == Some(key);
+                    chain.key = Some(key);
+                    same
+                }
+                Err(error) => {
+                    if chain.run == 0 {
+                        self.forget(agent);
+                    }
+                    return Err(error);
+                }
+            },
         };
         if same {
             chain.run = chain.run.saturating_add(1);
         } else {
             chain.run = 1;
-            chain.pending = true;
+            chain.last.keep(tool, arguments);
         }
-        Some(chain.run)
+        Ok(chain.run)
     }
 
-    /// Gives the agent's pending chain its last call's key.
-    pub(crate) fn settle(&mut self, agent: &[u16], key: CallKey) {
-        if let Some(chain) = self.find_mut(agent).filter(|chain| chain.pending) {
-            chain.key = key;
-            chain.pending = false;
+    /// The last call counted (its agent's chain is the last one) again: `f` is given its run
+    /// grown by one and, when they are kept, its tool and arguments; the run grows when `f`
+    /// counts the call (`Some`).
+    pub(crate) fn again<R>(
+        &mut self,
+        f: impl FnOnce(u64, Option<(&[u16], Arguments<'_>)>) -> Option<R>,
+    ) -> Option<R> {
+        let (_, chain) = self.last.as_mut().filter(|(_, chain)| chain.run > 0)?;
+        let run = chain.run.saturating_add(1);
+        let counted = chain.last.with_call(|call| f(run, call))?;
+        chain.run = run;
+        Some(counted)
+    }
+
+    /// The agent's last call's key when `tool` with `arguments` are its very bytes.
+    pub(crate) fn key_if_same(
+        &mut self,
+        agent: &[u16],
+        tool: &[u16],
+        arguments: Arguments<'_>,
+        scratch: &mut Scratch,
+    ) -> Option<CallKey> {
+        let chain = self.find_mut(agent).filter(|chain| chain.run > 0)?;
+        match chain.last.compare(tool, arguments, scratch) {
+            Some(true) => chain.key(scratch),
+            _ => None,
         }
     }
 
     /// Whether `key` is the agent's last call's (without touching the chain).
     pub fn repeats(&self, agent: &[u16], key: &CallKey) -> bool {
         self.find(agent)
-            .is_some_and(|chain| chain.run > 0 && chain.key == *key)
+            .is_some_and(|chain| chain.run > 0 && chain.key == Some(*key))
     }
 
     /// The agent's chain, if it has one (without making it the last).
@@ -170,7 +220,7 @@ impl Chains {
         chain
     }
 
-    /// [`Chains::advance_form`] with the opt-in features: the run grows only while
+    /// [`Chains::advance`] with the opt-in features: the run grows only while
     /// both key and result repeat, and the call goes to the agent's cycle
     /// tracker (keys only) and its near-identical run.
     // `CallKey` is treated as opaque (`Eq + Clone`), so it is cloned even while it is `Copy`.
@@ -178,6 +228,7 @@ impl Chains {
     pub fn advance_extended(&mut self, agent: &[u16], step: Step<'_>) -> Advanced {
         let Step {
             key,
+            arguments,
             result,
             tool,
             cycles,
@@ -188,7 +239,7 @@ impl Chains {
         let chain = self.chain_of(agent);
         let extra = chain.extra.get_or_insert_with(Default::default);
         let results_equal = extra.result == result;
-        chain.run = if chain.run > 0 && chain.key == key && results_equal {
+        chain.run = if chain.run > 0 && chain.key == Some(key) && results_equal {
             chain.run.saturating_add(1)
         } else {
             1
@@ -223,7 +274,8 @@ impl Chains {
                 .get_or_insert_with(Default::default)
                 .push(failure, config)
         });
-        chain.key = key;
+        chain.key = Some(key);
+        chain.last.keep(tool, arguments);
         extra.in_response = true;
         Advanced {
             run: chain.run,
@@ -281,11 +333,18 @@ impl Chains {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::arguments::Pieces;
+    use crate::form::push_string;
+    use crate::last_call::HELD_BYTES;
+    use crate::transport::sized;
+    use crate::transport::tag::{ARRAY, END, LONG, LONG_WIDE, NARROW, OBJECT};
 
     impl Chains {
-        /// Records a tracked call and returns the length of the run it belongs to.
-        fn advance(&mut self, agent: &[u16], key: CallKey) -> u64 {
-            self.advance_form(agent, &key.form())
+        /// Records a tracked call of `t` with the JSON text `json`; the run it belongs to.
+        fn count(&mut self, agent: &[u16], json: &str) -> u64 {
+            let arguments = Arguments::Json(json);
+            self.advance(agent, T, arguments, &mut Scratch::default())
+                .unwrap()
         }
 
         fn is_empty(&self) -> bool {
@@ -295,12 +354,7 @@ mod tests {
 
     fn key(tool: &str, json: &str) -> CallKey {
         let tool: Vec<u16> = tool.encode_utf16().collect();
-        crate::key::call_key(
-            &tool,
-            crate::Arguments::Json(json),
-            &mut crate::scratch::Scratch::default(),
-        )
-        .unwrap()
+        call_key(&tool, Arguments::Json(json), &mut Scratch::default()).unwrap()
     }
 
     /// An agent id's code units.
@@ -311,43 +365,117 @@ mod tests {
     #[test]
     fn runs_count_per_agent() {
         let mut chains = Chains::default();
-        let (a, b) = (key("t", "1"), key("t", "2"));
-        assert_eq!(chains.advance(&id("x"), a), 1);
-        assert_eq!(chains.advance(&id("y"), a), 1);
-        assert_eq!(chains.advance(&id("x"), a), 2);
-        assert_eq!(chains.advance(&id("x"), b), 1);
-        assert_eq!(chains.advance(&id("y"), a), 2);
+        assert_eq!(chains.count(&id("x"), "1"), 1);
+        assert_eq!(chains.count(&id("y"), "1"), 1);
+        assert_eq!(chains.count(&id("x"), "1.0"), 2);
+        assert_eq!(chains.count(&id("x"), "2"), 1);
+        assert_eq!(chains.count(&id("y"), "1"), 2);
         chains.forget(&id("y"));
         assert_eq!(chains.len(), 1);
         chains.forget(&id("unknown"));
-        assert_eq!(chains.advance(&id("y"), a), 1);
+        assert_eq!(chains.count(&id("y"), "1"), 1);
+        // A call that fails to canonicalize changes nothing, not even for a new agent.
+        let fails = chains.advance(&id("z"), T, Arguments::Json("{"), &mut Scratch::default());
+        assert!(fails.is_err());
+        assert_eq!(chains.len(), 2);
     }
 
     #[test]
     fn the_last_agents_chain_hands_over() {
         let mut chains = Chains::default();
-        let (a, b) = (key("t", "1"), key("t", "2"));
         // Agents taking turns, each run kept while another agent's chain is the last one.
         for round in 1..=3 {
             for agent in ["x", "y", "z"] {
-                assert_eq!(chains.advance(&id(agent), a), round, "{agent}");
+                assert_eq!(chains.count(&id(agent), "1"), round, "{agent}");
             }
         }
         assert_eq!(chains.len(), 3);
-        assert_eq!(chains.advance(&id("y"), b), 1, "a new key restarts the run");
+        assert_eq!(chains.count(&id("y"), "2"), 1, "a new key restarts the run");
         // Forgetting the last agent, and one in the map.
         chains.forget(&id("y"));
         assert_eq!(chains.len(), 2);
-        assert_eq!(chains.advance(&id("y"), b), 1);
+        assert_eq!(chains.count(&id("y"), "2"), 1);
         chains.forget(&id("x"));
-        assert_eq!(chains.advance(&id("z"), a), 4);
-        assert_eq!(chains.advance(&id("x"), a), 1);
+        assert_eq!(chains.count(&id("z"), "1"), 4);
+        assert_eq!(chains.count(&id("x"), "1"), 1);
         assert_eq!(chains.len(), 3);
         for agent in ["x", "y", "z"] {
             chains.forget(&id(agent));
         }
         assert!(chains.is_empty());
-        assert_eq!(chains.advance(&id("z"), a), 1);
+        assert_eq!(chains.count(&id("z"), "1"), 1);
+    }
+
+    /// `{"q": text, "k": [n]}` as a transport.
+    fn transport(text: &str, n: u8) -> Vec<u8> {
+        let units = |text: &str| text.encode_utf16().collect::<Vec<u16>>();
+        let mut bytes = vec![OBJECT];
+        push_string(&mut bytes, &units("q"));
+        push_string(&mut bytes, &units(text));
+        push_string(&mut bytes, &units("k"));
+        bytes.extend([ARRAY, NARROW, 1, n, END, END]);
+        sized(&bytes)
+    }
+
+    #[test]
+    fn each_agent_tells_its_calls_apart_by_their_bytes_and_keys_them_when_it_cannot() {
+        let mut chains = Chains::default();
+        let scratch = &mut Scratch::default();
+        let mut count = |chains: &mut Chains, agent: &str, bytes: &[u8]| {
+            let arguments = Arguments::Transport {
+                bytes,
+                pieces: Pieces::NONE,
+            };
+            chains.advance(&id(agent), T, arguments, scratch).unwrap()
+        };
+        let (a, b) = (transport("grep", b'1'), transport("grep", b'2'));
+        // Two agents taking turns, each call told apart from its agent's last without a key.
+        for (agent, bytes, run) in [("x", &a, 1), ("y", &b, 1), ("x", &b, 1), ("y", &b, 2)] {
+            assert_eq!(count(&mut chains, agent, bytes), run, "{agent}");
+        }
+        assert_eq!(chains.find(&id("x")).and_then(|chain| chain.key), None);
+        // Members in another order: only the keys can tell, the one left unwritten included.
+        let mut swapped = vec![OBJECT];
+        push_string(&mut swapped, &[u16::from(b'k')]);
+        swapped.extend([ARRAY, NARROW, 1, b'2', END]);
+        push_string(&mut swapped, &[u16::from(b'q')]);
+        push_string(&mut swapped, &"grep".encode_utf16().collect::<Vec<_>>());
+        let swapped = sized(&[&swapped[..], &[END]].concat());
+        assert_eq!(count(&mut chains, "x", &swapped), 2);
+        assert_eq!(
+            chains.find(&id("x")).and_then(|chain| chain.key),
+            Some(key("t", r#"{"k":["2"],"q":"grep"}"#))
+        );
+        assert_eq!(count(&mut chains, "x", &a), 1);
+    }
+
+    #[test]
+    fn an_agents_last_call_is_kept_in_bounded_bytes() {
+        let mut chains = Chains::default();
+        let scratch = &mut Scratch::default();
+        let agent = id("x");
+        for size in [10, 1 << 20, 1 << 13, 100, (1 << 14) - 64, 1 << 14, 3] {
+            let text: Vec<u16> = "y".repeat(size).encode_utf16().collect();
+            let wide: Vec<u16> = vec![0x101; size / 2];
+            let (narrow, wide) = ([&[b'y'; 200][..]], [&wide[..]]);
+            let pieces = Pieces {
+                narrow: &narrow,
+                wide: &wide,
+            };
+            let mut bytes = vec![ARRAY];
+            push_string(&mut bytes, &text);
+            bytes.extend([LONG, 0, LONG_WIDE, 0, END]);
+            let arguments = Arguments::Transport {
+                bytes: &sized(&bytes),
+                pieces,
+            };
+            chains.advance(&agent, T, arguments, scratch).unwrap();
+            let held = chains.find(&agent).map(|chain| chain.last.held_bytes());
+            assert!(
+                held.is_some_and(|held| held <= HELD_BYTES),
+                "{size}: {held:?}"
+            );
+        }
     }
 
     const T: &[u16] = &[b't' as u16];
@@ -355,6 +483,7 @@ mod tests {
     fn step(key: CallKey, result: Option<CallKey>, cycles: Option<&CycleConfig>) -> Step<'_> {
         Step {
             key,
+            arguments: Arguments::Json("null"),
             result,
             tool: T,
             cycles,

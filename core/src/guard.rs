@@ -7,8 +7,7 @@ use crate::chains::{Advanced, Chains, Step};
 use crate::config::GuardConfig;
 use crate::error::CanonicalError;
 use crate::ignore::KeyPath;
-use crate::key::CallKey;
-use crate::memo::{remembered_form, Memo};
+use crate::key::{call_key, digest_form, CallKey};
 use crate::reminders::{self, Reminder, Tier};
 use crate::scratch::Scratch;
 use crate::similar;
@@ -84,8 +83,6 @@ pub struct Guard {
     extended: bool,
     chains: Chains,
     scratch: Scratch,
-    /// The last arguments and the last result keyed.
-    memos: [Memo; 2],
     stats: Stats,
     /// Whether the last call counted on the reference's path extended its agent's run.
     repeated: bool,
@@ -170,7 +167,6 @@ impl Guard {
             config,
             chains: Chains::default(),
             scratch: Scratch::default(),
-            memos: Default::default(),
             stats: Stats::default(),
             repeated: false,
         }
@@ -227,108 +223,45 @@ impl Guard {
         if !known_tracked && !self.is_tracked(tool) {
             return Ok(None);
         }
-        let run = match self.advance_without_key(agent, tool, arguments) {
-            Some(run) => run,
-            None => {
-                self.settle();
-                // `ignoreArguments`: the keys left out of this tool's calls, if any.
-                let ignored = if self.extended {
-                    self.config.ignore.paths_for(tool)
-                } else {
-                    None
-                };
-                let ignored = ignored.as_deref().unwrap_or_default();
-                match remembered_form(
-                    tool,
-                    arguments,
-                    &mut self.scratch,
-                    &mut self.memos[0],
-                    ignored,
-                ) {
-                    Ok(form) if !self.extended => {
-                        // The key is compared where it was written: no copy on a repeat.
-                        let run = self.chains.advance_form(agent, &form);
-                        self.memos[0].counted_for(agent);
-                        self.scratch.trim();
-                        run
-                    }
-                    form => {
-                        let key = form.map(|form| CallKey::from(&form));
-                        // `similar`'s head, read off the key form just written, unless the call
-                        // is its agent's last again.
-                        let head = match (&key, &self.config.similar) {
-                            (Ok(key), Some(_)) if !self.chains.repeats(agent, key) => {
-                                key_form_head(&self.scratch.form, similar::SAMPLE_UNITS)
-                            }
-                            _ => None,
-                        };
-                        self.scratch.trim();
-                        let call = (arguments, key?, head);
-                        let reminder = self.observe_extended(agent, tool, call, result, ignored)?;
-                        if let Some(reminder) = &reminder {
-                            self.stats.reminded(reminder.tier);
-                        }
-                        return Ok(reminder);
-                    }
-                }
+        if self.extended {
+            let reminder = self.observe_extended(agent, tool, arguments, result);
+            self.scratch.trim();
+            if let Ok(Some(reminder)) = &reminder {
+                self.stats.reminded(reminder.tier);
             }
-        };
+            return reminder;
+        }
+        let run = self
+            .chains
+            .advance(agent, tool, arguments, &mut self.scratch);
+        self.scratch.trim();
+        let run = run?;
         self.repeated = run > 1;
         counted(&self.config, &mut self.stats, tool, run, arguments)
-    }
-
-    /// On the reference's path, counts a transport's call that the memo tells
-    /// apart from the agent's last call, or finds to be it, without a key
-    /// (`Memo::compare`); its run, or `None` when the call must be keyed.
-    fn advance_without_key(
-        &mut self,
-        agent: &[u16],
-        tool: &[u16],
-        arguments: Arguments<'_>,
-    ) -> Option<u64> {
-        let Arguments::Transport { bytes, pieces } = arguments else {
-            return None;
-        };
-        if self.extended {
-            return None;
-        }
-        let memo = &mut self.memos[0];
-        let same = memo.compare(agent, tool, (bytes, pieces), &mut self.scratch)?;
-        let run = self.chains.advance_known(agent, same)?;
-        if !same {
-            memo.keep_pending(tool, bytes, pieces);
-        }
-        Some(run)
-    }
-
-    /// Writes the key of the call the memo keeps without one, for the chain
-    /// that waits for it, before the memo is changed or a chain compares keys.
-    fn settle(&mut self) {
-        match self.memos[0].settle(&mut self.scratch) {
-            Some((agent, Some(key))) => self.chains.settle(agent, key),
-            // Without a key, the chain starts over rather than compare with one it does not have.
-            Some((agent, None)) => self.chains.forget(agent),
-            None => return,
-        }
-        self.scratch.trim();
     }
 
     /// [`Guard::observe`] of the last call counted, again: the same agent,
     /// tool and arguments (the plugin found them equal). Its agent's run grows
     /// by one, and nothing is read or hashed again. `None` when the guard
-    /// cannot count the call so: it keeps no such call (none yet, too large,
-    /// the last one read from JSON text), the agent's chain was dropped since,
-    /// or an opt-in feature needs the arguments read.
+    /// cannot count the call so: no call yet, the agent's chain dropped since,
+    /// an opt-in feature that reads the arguments, or a detailed reminder due
+    /// that would quote arguments not kept (JSON text, or too large).
     pub fn observe_again(&mut self) -> Option<Result<Option<Reminder>, CanonicalError>> {
         if self.extended {
             return None;
         }
-        let memo = &self.memos[0];
-        let (agent, tool) = memo.last_call()?;
-        let run = self.chains.advance_known(agent, true)?;
-        self.repeated = run > 1;
         let (config, stats) = (&self.config, &mut self.stats);
-        Some(memo.with_arguments(|arguments| counted(config, stats, tool, run, arguments)))
+        let counted = self.chains.again(|run, last| match last {
+            Some((tool, arguments)) => Some(counted(config, stats, tool, run, arguments)),
+            // A call too large to keep: counted unless its reminder quotes it (a gentle one
+            // reads neither tool nor arguments).
+            None if tier_at(&config.thresholds, None, run) != Some(Tier::Detailed) => {
+                Some(counted(config, stats, &[], run, Arguments::Text(&[])))
+            }
+            None => None,
+        })?;
+        self.repeated = true;
+        Some(counted)
     }
 
     /// The opt-in path. One reminder per call at most: a run-length reminder
@@ -337,10 +270,31 @@ impl Guard {
         &mut self,
         agent: &[u16],
         tool: &[u16],
-        (arguments, key, head): (Arguments<'_>, CallKey, Option<Vec<u16>>),
+        arguments: Arguments<'_>,
         result: Option<Arguments<'_>>,
-        ignored: &[KeyPath],
     ) -> Result<Option<Reminder>, CanonicalError> {
+        // `ignoreArguments`: the keys left out of this tool's calls, if any.
+        let ignored = self.config.ignore.paths_for(tool);
+        let ignored = ignored.as_deref().unwrap_or_default();
+        // The agent's last call's key for its very bytes, else the key written now, and then
+        // `similar`'s head read off the form just written (none is needed for a repeat).
+        let (key, head) = match self
+            .chains
+            .key_if_same(agent, tool, arguments, &mut self.scratch)
+        {
+            Some(key) => (key, None),
+            None => {
+                let form = digest_form(tool, arguments, &mut self.scratch, ignored)?;
+                let key = CallKey::from(&form);
+                let head = match &self.config.similar {
+                    Some(_) if !self.chains.repeats(agent, &key) => {
+                        key_form_head(&self.scratch.form, similar::SAMPLE_UNITS)
+                    }
+                    _ => None,
+                };
+                (key, head)
+            }
+        };
         // `perResponse`: the agent's last call again in the same model response is left out.
         if self.config.per_response && self.chains.repeats_in_response(agent, &key) {
             return Ok(None);
@@ -349,9 +303,7 @@ impl Guard {
         // Digested before the chain moves, so a result without canonical form changes nothing.
         let result = match result {
             Some(result) if self.config.same_result_only => {
-                let digest =
-                    remembered_form(&[], result, &mut self.scratch, &mut self.memos[1], &[])
-                        .map(|form| CallKey::from(&form));
+                let digest = call_key(&[], result, &mut self.scratch);
                 self.scratch.trim();
                 Some(digest?)
             }
@@ -363,7 +315,7 @@ impl Guard {
             Some(config) => {
                 let sample = match head {
                     Some(head) => Ok(head),
-                    // A key the memo kept: the head is written from the arguments.
+                    // A repeat's key: the head is written from the arguments.
                     None => similar::sample(arguments, ignored, &mut self.scratch),
                 };
                 self.scratch.trim();
@@ -383,6 +335,7 @@ impl Guard {
         let (no_progress, failures) = compared?;
         let step = Step {
             key,
+            arguments,
             result,
             tool,
             cycles: self.config.cycles.as_ref(),

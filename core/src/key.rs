@@ -8,8 +8,8 @@
 //! value, lengths before contents, numbers as their IEEE-754 bits, strings as
 //! their UTF-16 code units (one byte each when they all fit). Two calls get
 //! the same key exactly when their canonical texts are equal, and no time goes
-//! into escaping strings or printing numbers. A call that repeats the last one
-//! is keyed by the memo (`memo`) instead.
+//! into escaping strings or printing numbers. Most calls need no key: their
+//! agent's last call tells them apart by their bytes (`last_call`).
 
 use crate::arguments::Arguments;
 use crate::error::CanonicalError;
@@ -34,9 +34,7 @@ pub struct CallKey {
 }
 
 /// A call's key before it is stored: the key form where it was written (at
-/// most [`INLINE`] bytes), or its digest. The chain compares it with the
-/// key it holds in place ([`CallKey::is`]) and copies it only when it differs,
-/// so the common repeated call builds and moves no [`CallKey`].
+/// most [`INLINE`] bytes), or its digest.
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum KeyForm<'a> {
     Inline(&'a [u8]),
@@ -55,17 +53,6 @@ impl KeyForm<'_> {
 }
 
 impl CallKey {
-    /// Whether this is the key `form` stands for: `*self == CallKey::from(form)`,
-    /// without building it (both are zero past their meaningful bytes).
-    pub(crate) fn is(&self, form: &KeyForm<'_>) -> bool {
-        let (len, bytes) = form.parts();
-        self.len == len
-            && self
-                .bytes
-                .get(..bytes.len())
-                .is_some_and(|held| held == bytes)
-    }
-
     /// Makes this the key `form` stands for, in place.
     pub(crate) fn set(&mut self, form: &KeyForm<'_>) {
         let (len, bytes) = form.parts();
@@ -194,7 +181,7 @@ mod tests {
     }
 
     #[test]
-    fn keys_compared_and_set_in_place_match_built_keys() {
+    fn keys_set_in_place_match_built_keys() {
         let long = format!("[\"{}\"]", "x".repeat(200));
         let keys = [
             key("t", "1"),
@@ -204,7 +191,6 @@ mod tests {
         ];
         for a in &keys {
             for b in &keys {
-                assert_eq!(a.is(&b.form()), a == b);
                 let mut c = *a;
                 c.set(&b.form());
                 assert_eq!(c, *b, "set leaves no byte of the old key behind");

@@ -17,7 +17,7 @@
 //! - `canonical`: the canonical text, read off the key form
 //! - `key`: a call's key (a short key form, or its digest)
 //! - `side_by_side`: two transports read side by side, without a key
-//! - `memo`: the last transport keyed, and a call told apart from it kept pending
+//! - `last_call`: an agent's last call as it came, told apart from its next without a key
 //! - `cycles`: opt-in `cycles`
 //! - `similar`: opt-in `similar`
 //! - `windows`: opt-in `noProgress` and `failures`, each a window of an agent's last calls
@@ -46,7 +46,7 @@ mod ignore;
 mod json;
 mod key;
 mod key_form;
-mod memo;
+mod last_call;
 mod number;
 mod options;
 mod overrides;

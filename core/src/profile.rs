@@ -4,7 +4,7 @@
 //! `PROFILE_CALLS`: per call a little-endian `u32` length, then the
 //! arguments' bytes) and times, over them in turn: the side-by-side read of
 //! each call with the one before and the check of the new one (`side_by_side`),
-//! then `Guard::observe`, which adds the memo and the chain to it; and, for a
+//! then `Guard::observe`, which adds the chain to it; and, for a
 //! call that must be keyed, its key form written from the transport
 //! (`key`, hashed when long) and BLAKE3 alone over bytes as many.
 //! `PROFILE_ROUNDS` rounds (15) after one that warms up; the medians.

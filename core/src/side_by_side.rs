@@ -1,7 +1,7 @@
 //! Two transports (`transport`) read side by side, to tell without
 //! canonicalizing either that their canonical values certainly differ. The
-//! guard asks it about an agent's call and the call before, which the memo
-//! keeps (`memo`): a call that is not a repeat mostly differs from the last
+//! guard asks it about an agent's call and the call before, which the chain
+//! keeps (`last_call`): a call that is not a repeat mostly differs from the last
 //! one in a value at the same place, found here long before a key form could
 //! be written and hashed.
 //!

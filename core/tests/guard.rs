@@ -307,12 +307,32 @@ fn a_call_counted_again_from_the_kept_arguments_counts_as_observed() {
     assert!(!again.repeated());
     again.observe_again().unwrap().unwrap();
     assert!(again.repeated(), "the other agent's run grew");
-    // Nothing kept for a guard that has seen nothing, or after a call of JSON text.
+    // Nothing to count for a guard that has seen nothing.
     assert!(guard(&[3.0], &[], &[]).observe_again().is_none());
+    // Arguments not kept (JSON text, or too large): counted until a reminder would quote them.
     again
         .observe(Call::new(&agent, &tool, Arguments::Json("{}")))
         .unwrap();
-    assert!(again.observe_again().is_none());
+    assert_eq!(text(again.observe_again().unwrap().unwrap()), None);
+    let gentle = text(again.observe_again().unwrap().unwrap());
+    assert_eq!(
+        gentle.map(|(tier, count, _)| (tier, count)),
+        Some((Tier::Gentle, 3))
+    );
+    assert_eq!(text(again.observe_again().unwrap().unwrap()), None);
+    assert!(
+        again.observe_again().is_none(),
+        "the detailed reminder at 5 quotes them"
+    );
+    let detailed = text(
+        again
+            .observe(Call::new(&agent, &tool, Arguments::Json("{}")))
+            .unwrap(),
+    );
+    assert_eq!(
+        detailed.map(|(tier, count, _)| (tier, count)),
+        Some((Tier::Detailed, 5))
+    );
     // An opt-in feature reads the arguments of every call: none is counted again.
     let raw = RawConfig::default().with("repeatEvery", RawValue::Number(2.0));
     let mut extended = Guard::new(GuardConfig::from_raw(&raw).unwrap());

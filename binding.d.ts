@@ -164,6 +164,6 @@ export interface Reminder {
   count: number
   /** The text the model reads, exactly as the reference plugin words it (for `gentle` and `detailed`). */
   text: string
-  /** Only for `cycle`: the repeated block's tools, in call order. */
+  /** The repeated block's tools, in call order, where the tier has one (`cycle`). */
   tools?: Array<string>
 }

@@ -8,7 +8,7 @@ import { createUserMessage } from '@deepseek-ai/dsh-llm'
 import { encode, transport, release, repeats, writeLongStringsInline } from './lib/encode.js'
 import { RepeatToolGuard, callOf, canonicalize, nativeOf } from './lib/guard.js'
 import { callsSinceLastPrompt, responseOf } from './lib/history.js'
-import { SYMBOLS, unknownKeyWarning, unknownKeys } from './lib/keys.js'
+import { SYMBOLS, endsTurn, unknownKeyWarning, unknownKeys } from './lib/keys.js'
 import { OPTION_SCHEMA } from './lib/options.js'
 
 const require = createRequire(import.meta.url)
@@ -40,8 +40,8 @@ function foldReminder(downstream, reminder) {
  * says so, `grep × 20: turn ended`.
  */
 function summaryOf(tool, reminder) {
-  const calls = reminder.tier === 'cycle' ? `(${reminder.tools.join(', ')})` : tool
-  return `${calls} ${SYMBOLS[reminder.tier]} ${reminder.count}${reminder.tier === 'stop' ? ': turn ended' : ''}`
+  const calls = reminder.tools ? `(${reminder.tools.join(', ')})` : tool
+  return `${calls} ${SYMBOLS[reminder.tier]} ${reminder.count}${endsTurn(reminder) ? ': turn ended' : ''}`
 }
 
 // Tool names whose tracked-ness is known. Names come from the agent's tool registry, so there are
@@ -161,7 +161,7 @@ export function apply(ctx, config) {
   async function deliver(exec, result, reminder, message, next) {
     const decision = foldReminder(await next(), message)
     announce(exec, reminder)
-    return reminder.tier === 'stop' ? concluding(exec, result, decision) : decision
+    return endsTurn(reminder) ? concluding(exec, result, decision) : decision
   }
 
   /**
@@ -182,8 +182,8 @@ export function apply(ctx, config) {
   ctx.on('tools/post-execute', (exec, result, next) => {
     const reminder = exec.agent ? observe(exec, result) : null
     if (!reminder) return next()
-    if (reminder.tier === 'stop' && stopped.has(exec.agent.id)) return stopAgain(exec, result, next)
-    if (reminder.tier === 'stop') stopped.add(exec.agent.id)
+    if (endsTurn(reminder) && stopped.has(exec.agent.id)) return stopAgain(exec, result, next)
+    if (endsTurn(reminder)) stopped.add(exec.agent.id)
     return deliver(exec, result, reminder, createUserMessage({
       content: [{ type: 'text', text: reminder.text }],
       source: { kind: 'plugin', plugin: name, form: 'notice', summary: summaryOf(exec.name, reminder) },

@@ -9,7 +9,7 @@ import { homedir } from 'node:os'
 import { dirname, join } from 'node:path'
 
 import { RepeatToolGuard } from '../lib/guard.js'
-import { unknownKeyWarning, unknownKeys } from '../lib/keys.js'
+import { endsTurn, unknownKeyWarning, unknownKeys } from '../lib/keys.js'
 import { ConfigFileError, loadConfig } from './config-file.js'
 import { SessionStore, MAX_CALLS, MAX_SEEN, defaultStateDir } from './hook-state.js'
 import { DIALECTS, hostOf } from './hosts.js'
@@ -198,7 +198,7 @@ function observe(guard, agent, event, { dialect, eventName }) {
   const reminder = guard.observe(id, event.tool, event.args, result ?? undefined)
   remember(agent, [event.tool, event.args, result, 1])
   if (reminder === null) return undefined
-  if (reminder.tier !== 'stop') return dialect.answers.context(eventName, reminder.text)
+  if (!endsTurn(reminder)) return dialect.answers.context(eventName, reminder.text)
   // The turn ends; the model is told once, and a call already under way when it ended only ends it
   // again, with the same reason, which every call the agent tries is denied with until a prompt.
   const tell = !agent.stopped

@@ -3,6 +3,7 @@
 // tool results, where the model reads it, and a `stopWhen` that ends the loop at `stopAt`. It uses
 // the class (lib/guard.js), never the plugin: no cordis, no harness, and no `ai` either, since the
 // SDK hands every step in, so importing it costs the class alone. docs/FRAMEWORKS.md says how.
+import { endsTurn } from '../lib/keys.js'
 import { adapterGuard } from './guard.js'
 
 // The reminders a chain keeps, to show again where they came (a keyed chain's later runs): the
@@ -219,7 +220,7 @@ class LoopGuard {
       const delivered = { reminder, toolName: outcome.toolName, toolCallId: outcome.toolCallId, stepNumber: step.stepNumber, callId: run.callId }
       if (run.key !== undefined) delivered.key = run.key
       this.#announce(delivered)
-      if (reminder.tier === 'stop') {
+      if (endsTurn(reminder)) {
         // As the plugin: one stop message a run; a later call at the bound says nothing new.
         if (run.stop !== undefined) continue
         run.stop = delivered

@@ -6,6 +6,7 @@
 // where the agent's output is text. It uses the class (lib/guard.js), never the plugin, and never
 // the SDK either: the guardrails and the filter are the plain objects and functions its types
 // describe, so the ES and the CommonJS copy of the SDK take them alike. docs/FRAMEWORKS.md says how.
+import { endsTurn } from '../lib/keys.js'
 import { adapterGuard } from './guard.js'
 
 const NAME = 'repeat-tool-guard'
@@ -229,7 +230,7 @@ class AgentsLoopGuard {
   #deliver(run, chain, delivered) {
     if (run.key !== undefined) delivered.key = run.key
     this.#announce(delivered)
-    if (delivered.reminder.tier === 'stop') {
+    if (endsTurn(delivered.reminder)) {
       // As the plugin: one stop message an agent; a later call at the bound says nothing new.
       if (chain.stop !== undefined) return
       chain.stop = delivered

@@ -11,11 +11,15 @@ export const KNOWN_KEYS = ['thresholds', 'argumentsPreviewChars', 'include', 'ex
 export const IDENTITY_KEYS = ['include', 'exclude', 'sameResultOnly', 'ignoreArguments']
 // END IDENTITY
 
-/** Every reminder tier, in the order stats and reports list them; each tier's symbol in a reminder's summary. */
+/** Every reminder tier, in the order stats and reports list them; each tier's symbol in a reminder's summary; the tiers whose reminder ends the agent's turn. */
 // BEGIN TIERS: rendered from core/src/reminders.rs, checked by core/tests/options.rs
 export const TIERS = ['gentle', 'detailed', 'cycle', 'similar', 'noProgress', 'failure', 'stop']
 export const SYMBOLS = { gentle: '×', detailed: '×', cycle: '×', similar: '≈', noProgress: '⟳', failure: '✗', stop: '×' }
+export const ENDS_TURN = ['stop']
 // END TIERS
+
+/** Whether the plugin ends the agent's turn with `reminder` (the hard stop), as its tier declares. */
+export const endsTurn = (reminder) => ENDS_TURN.includes(reminder.tier)
 
 /**
  * The keys of `config` the guard does not know (a typo such as `thresholdz`), each warned about and ignored.

@@ -2,7 +2,6 @@
 
 use napi::bindgen_prelude::Utf16String;
 use napi_derive::napi;
-use repeat_tool_guard_core::Tier;
 
 /// A reminder due for the call just observed.
 #[napi(object)]
@@ -16,7 +15,7 @@ pub struct Reminder {
     pub count: f64,
     /// The text the model reads, exactly as the reference plugin words it (for `gentle` and `detailed`).
     pub text: Utf16String,
-    /// Only for `cycle`: the repeated block's tools, in call order.
+    /// The repeated block's tools, in call order, where the tier has one (`cycle`).
     pub tools: Option<Vec<Utf16String>>,
 }
 
@@ -26,7 +25,7 @@ impl From<repeat_tool_guard_core::Reminder> for Reminder {
             tier: reminder.tier.as_str().to_owned(),
             count: reminder.count as f64,
             text: reminder.text.into(),
-            tools: (reminder.tier == Tier::Cycle)
+            tools: (!reminder.tools.is_empty())
                 .then(|| reminder.tools.into_iter().map(Utf16String::from).collect()),
         }
     }

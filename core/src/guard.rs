@@ -12,7 +12,7 @@ use crate::reminders::{self, Reminder, Tier};
 use crate::scratch::Scratch;
 use crate::similar;
 use crate::stats::Stats;
-use crate::windows;
+use crate::windows::{self, WindowConfig};
 
 /// One tool call, as [`Guard::observe`] takes it.
 #[derive(Clone, Copy, Debug)]
@@ -180,11 +180,12 @@ impl Guard {
         self.repeated
     }
 
-    /// Whether `observe` reads results (`sameResultOnly`, `noProgress`, `failures`): callers pass them only then.
+    /// Whether `observe` reads results (`sameResultOnly`, or a tier on that reads them:
+    /// [`Tier::reads_results`]): callers pass them only then.
     pub fn takes_results(&self) -> bool {
-        self.config.same_result_only
-            || self.config.no_progress.is_some()
-            || self.config.failures.is_some()
+        let config = &self.config;
+        config.same_result_only
+            || (Tier::ALL.into_iter()).any(|tier| tier.reads_results() && tier.is_on(config))
     }
 
     /// Calls counted and reminders returned since the guard was made.
@@ -264,8 +265,8 @@ impl Guard {
         Some(counted)
     }
 
-    /// The opt-in path. One reminder per call at most: a run-length reminder
-    /// due on the same call as a cycle wins, and the cycle counts as reported.
+    /// The opt-in path. One reminder per call at most, by [`Tier::precedence`]: a run-length
+    /// reminder due on the same call as a cycle wins, and the cycle counts as reported.
     fn observe_extended(
         &mut self,
         agent: &[u16],
@@ -354,33 +355,43 @@ impl Guard {
             failures,
         } = self.chains.advance_extended(agent, step);
         self.stats.observed += 1;
-        let thresholds = self
-            .config
-            .overrides
-            .thresholds_for(tool, &self.config.thresholds);
-        let tier = tier_at(thresholds, self.config.repeat_every, run);
-        // `stopAt`: the hard stop wins over any reminder due on the same call.
-        if let Some(stop_at) = self.config.stop_at {
-            let count = run.max(near).max(unchanged).max(failed);
-            if count as f64 >= stop_at {
-                return Ok(Some(reminders::stop(tool, count)));
+        let config = &mut self.config;
+        let thresholds = config.overrides.thresholds_for(tool, &config.thresholds);
+        let due_run = tier_at(thresholds, config.repeat_every, run);
+        let config = &self.config;
+        // Each tier's count at this call, and whether its reminder is due (the hard stop's: below).
+        let at = |tier: Tier| match tier {
+            Tier::Gentle | Tier::Detailed => (run, due_run == Some(tier)),
+            Tier::Cycle => (cycle.as_ref().map_or(0, |hit| hit.repeats), cycle.is_some()),
+            Tier::Similar => (near, similar),
+            Tier::NoProgress => (unchanged, no_progress),
+            Tier::Failure => (failed, failures),
+            Tier::Stop => (0, false),
+        };
+        // `stopAt`: reached by the largest count of the tiers that count toward it.
+        let counts = Tier::ALL
+            .into_iter()
+            .filter(|tier| tier.counts_toward_stop());
+        let largest = counts.map(|tier| at(tier).0).max().unwrap_or(0);
+        let stopped = config.stop_at.is_some_and(|at| largest as f64 >= at);
+        // One reminder per call: of those due, the tier's of the lowest precedence.
+        let due = |tier: Tier| at(tier).1 || (tier == Tier::Stop && stopped);
+        let winner = Tier::ALL.into_iter().filter(|&tier| due(tier));
+        let Some(tier) = winner.min_by_key(|tier| tier.precedence()) else {
+            return Ok(None);
+        };
+        let window = |of: Option<WindowConfig>| of.map_or(0, |c| c.window as u64);
+        let windows = (window(config.no_progress), window(config.failures));
+        Ok(match tier {
+            Tier::Gentle | Tier::Detailed => {
+                Some(run_reminder(config, tier, tool, run, arguments, ignored)?)
             }
-        }
-        // One reminder per call: a run's, else a cycle's, else a near-identical run's, else no
-        // progress, else failures.
-        Ok(tier
-            .map(|tier| run_reminder(&self.config, tier, tool, run, arguments, ignored))
-            .transpose()?
-            .or_else(|| cycle.map(|hit| reminders::cycle(hit.tools, hit.repeats)))
-            .or_else(|| similar.then(|| reminders::similar(tool, near)))
-            .or_else(|| {
-                let window = self.config.no_progress.map_or(0, |c| c.window as u64);
-                no_progress.then(|| reminders::no_progress(tool, unchanged, window))
-            })
-            .or_else(|| {
-                let window = self.config.failures.map_or(0, |c| c.window as u64);
-                failures.then(|| reminders::failures(tool, failed, window))
-            }))
+            Tier::Cycle => cycle.map(|hit| reminders::cycle(hit.tools, hit.repeats)),
+            Tier::Similar => Some(reminders::similar(tool, near)),
+            Tier::NoProgress => Some(reminders::no_progress(tool, unchanged, windows.0)),
+            Tier::Failure => Some(reminders::failures(tool, failed, windows.1)),
+            Tier::Stop => Some(reminders::stop(tool, largest)),
+        })
     }
 
     /// Counts a call from an agent's past (a resumed session's log) into its

@@ -23,9 +23,9 @@
 //! - `windows`: opt-in `noProgress` and `failures`, each a window of an agent's last calls
 //! - `chains`: each agent's run, and what the opt-in detections keep
 //! - `overrides`: opt-in per-tool thresholds
-//! - `reminders`: the reminder texts and tiers
-//! - `stats`: the counters
 //! - `config`: the config's values and the rules that check them
+//! - `reminders`: the reminder texts, and every tier with its facts declared once
+//! - `stats`: the counters
 //! - `options`: every option declared once
 //! - `raw_config`: the config as the binding read it, validated option by option
 //! - `guard`: [`Guard`], which ties them together the way the plugin uses them

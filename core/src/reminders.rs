@@ -3,6 +3,7 @@
 
 use crate::arguments::Arguments;
 use crate::canonical::Sink;
+use crate::config::GuardConfig;
 use crate::error::CanonicalError;
 use crate::ignore::KeyPath;
 use crate::scratch::Scratch;
@@ -60,6 +61,76 @@ impl Tier {
             Tier::Similar => "≈",
             Tier::NoProgress => "⟳",
             Tier::Failure => "✗",
+        }
+    }
+
+    /// The option that turns the tier on: a detection's never decides which calls are identical
+    /// (its `identity` is false), only where reminders come.
+    pub fn option(self) -> &'static str {
+        match self {
+            Tier::Gentle | Tier::Detailed => "thresholds",
+            Tier::Cycle => "cycles",
+            Tier::Similar => "similar",
+            Tier::NoProgress => "noProgress",
+            Tier::Failure => "failures",
+            Tier::Stop => "stopAt",
+        }
+    }
+
+    /// Whether `config` turns the tier on.
+    pub fn is_on(self, config: &GuardConfig) -> bool {
+        match self {
+            Tier::Gentle | Tier::Detailed => true,
+            Tier::Cycle => config.cycles.is_some(),
+            Tier::Similar => config.similar.is_some(),
+            Tier::NoProgress => config.no_progress.is_some(),
+            Tier::Failure => config.failures.is_some(),
+            Tier::Stop => config.stop_at.is_some(),
+        }
+    }
+
+    /// Of several reminders due on one call, the one of the lowest precedence is returned: the
+    /// hard stop over all, then a run's, a cycle's, a near-identical run's, no progress, failures.
+    pub fn precedence(self) -> u8 {
+        match self {
+            Tier::Stop => 0,
+            Tier::Gentle | Tier::Detailed => 1,
+            Tier::Cycle => 2,
+            Tier::Similar => 3,
+            Tier::NoProgress => 4,
+            Tier::Failure => 5,
+        }
+    }
+
+    /// Whether the tier's count counts toward `stopAt` (the hard stop comes at the largest).
+    pub fn counts_toward_stop(self) -> bool {
+        match self {
+            Tier::Gentle | Tier::Detailed | Tier::Similar | Tier::NoProgress | Tier::Failure => {
+                true
+            }
+            Tier::Cycle | Tier::Stop => false,
+        }
+    }
+
+    /// Whether the tier reads the tools' results: the callers pass them only to a guard with such
+    /// a tier on (or with `sameResultOnly`).
+    pub fn reads_results(self) -> bool {
+        match self {
+            Tier::NoProgress | Tier::Failure => true,
+            Tier::Gentle | Tier::Detailed | Tier::Cycle | Tier::Similar | Tier::Stop => false,
+        }
+    }
+
+    /// Whether the plugin ends the agent's turn with the tier's reminder.
+    pub fn ends_turn(self) -> bool {
+        match self {
+            Tier::Stop => true,
+            Tier::Gentle
+            | Tier::Detailed
+            | Tier::Cycle
+            | Tier::Similar
+            | Tier::NoProgress
+            | Tier::Failure => false,
         }
     }
 }
@@ -219,7 +290,8 @@ mod tests {
     use super::*;
 
     /// Every variant is in [`Tier::ALL`], at its own index: the match below stops compiling when a
-    /// tier is added, and this test then fails until `ALL` has it too.
+    /// tier is added, and this test then fails until `ALL` has it too (a tier added last and left
+    /// out of `ALL` is never picked by the guard, which its own tests find).
     #[test]
     fn all_holds_every_tier_at_its_index() {
         let index = |tier: Tier| match tier {
@@ -234,6 +306,33 @@ mod tests {
         for (at, tier) in Tier::ALL.iter().enumerate() {
             assert_eq!((index(*tier), *tier as usize), (at, at));
         }
+    }
+
+    /// The hard stop wins over every other tier, and no two tiers that can be due on one call
+    /// share a precedence (gentle and detailed, the run's, never are); the others keep the order
+    /// they had before it was declared.
+    #[test]
+    fn precedence_puts_the_stop_first_and_ties_no_two_detections() {
+        for a in Tier::ALL {
+            for b in Tier::ALL {
+                let run = |t| matches!(t, Tier::Gentle | Tier::Detailed);
+                let tied = a.precedence() == b.precedence();
+                assert_eq!(tied, a == b || (run(a) && run(b)), "{a:?} {b:?}");
+                if a == Tier::Stop && b != a {
+                    assert!(a.precedence() < b.precedence(), "{b:?}");
+                }
+            }
+        }
+        let order = [
+            Tier::Detailed,
+            Tier::Cycle,
+            Tier::Similar,
+            Tier::NoProgress,
+            Tier::Failure,
+        ];
+        assert!(order
+            .windows(2)
+            .all(|w| w[0].precedence() < w[1].precedence()));
     }
 
     fn units(text: &str) -> Vec<u16> {

@@ -172,10 +172,16 @@ fn lib_keys_js_lists_the_tiers() {
         .iter()
         .map(|tier| format!("{}: {}", tier.as_str(), js_string(tier.symbol())))
         .collect();
+    let ends_turn: Vec<String> = Tier::ALL
+        .iter()
+        .filter(|tier| tier.ends_turn())
+        .map(|tier| js_string(tier.as_str()))
+        .collect();
     let out = format!(
-        "export const TIERS = [{}]\nexport const SYMBOLS = {{ {} }}\n",
+        "export const TIERS = [{}]\nexport const SYMBOLS = {{ {} }}\nexport const ENDS_TURN = [{}]\n",
         tier_names().join(", "),
-        symbols.join(", ")
+        symbols.join(", "),
+        ends_turn.join(", ")
     );
     check(
         "lib/keys.js",
@@ -183,6 +189,37 @@ fn lib_keys_js_lists_the_tiers() {
         "// END TIERS\n",
         &out,
     );
+}
+
+/// Each tier is turned on by an option, one that never decides which calls are identical.
+#[test]
+fn every_tier_is_turned_on_by_an_option_not_of_identity() {
+    for tier in Tier::ALL {
+        let option = OPTIONS.iter().find(|option| option.name == tier.option());
+        let option = option.unwrap_or_else(|| panic!("{tier:?}: no option {}", tier.option()));
+        assert!(
+            !option.identity,
+            "{tier:?}: {} decides identity",
+            option.name
+        );
+    }
+}
+
+/// `stopAt`'s documentation names the option of every detection whose count counts toward it,
+/// and of no other.
+#[test]
+fn the_stop_at_doc_names_every_detection_that_counts_toward_it() {
+    let stop_at = OPTIONS
+        .iter()
+        .find(|option| option.name == "stopAt")
+        .unwrap();
+    for tier in Tier::ALL {
+        if matches!(tier, Tier::Gentle | Tier::Detailed | Tier::Stop) {
+            continue;
+        }
+        let named = stop_at.doc.contains(&format!("`{}`", tier.option()));
+        assert_eq!(named, tier.counts_toward_stop(), "{tier:?}");
+    }
 }
 
 #[test]

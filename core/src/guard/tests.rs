@@ -29,10 +29,8 @@ fn tiers_by_run_length() {
     assert_eq!(tiers(&[], Some(1.0)), [None; 15]);
 }
 
-/// Every option but the reference's own and `resume`, set, leaves the reference's path; an
-/// option added without a sample here fails this test.
-#[test]
-fn every_opt_in_option_leaves_the_reference_path() {
+/// A value that turns the option `name` on; `None` for the reference's own options and `resume`.
+fn sample(name: &str) -> Option<RawValue> {
     let object = |fields: &[(&str, RawValue)]| {
         RawValue::Object(
             fields
@@ -46,21 +44,61 @@ fn every_opt_in_option_leaves_the_reference_path() {
     let entry = |field: &str, value: RawValue| {
         RawValue::List(vec![object(&[("tools", list("x")), (field, value)])])
     };
+    Some(match name {
+        "thresholds" | "argumentsPreviewChars" | "include" | "exclude" | "resume" => return None,
+        "profile" => RawValue::string("recommended"),
+        "cycles" => object(&[("maxPeriod", number(2.0)), ("repeats", number(2.0))]),
+        "sameResultOnly" | "perResponse" => RawValue::Bool(true),
+        "overrides" => entry("thresholds", RawValue::List(vec![number(2.0)])),
+        "repeatEvery" | "stopAt" => number(2.0),
+        "ignoreArguments" => entry("keys", list("k")),
+        "similar" | "noProgress" | "failures" => object(&[]),
+        other => panic!("no sample for the option {other}: add one"),
+    })
+}
+
+/// Every option but the reference's own and `resume`, set, leaves the reference's path; an
+/// option added without a sample here fails this test.
+#[test]
+fn every_opt_in_option_leaves_the_reference_path() {
     for option in crate::options::OPTIONS {
-        let sample = match option.name {
-            "thresholds" | "argumentsPreviewChars" | "include" | "exclude" | "resume" => continue,
-            "profile" => RawValue::string("recommended"),
-            "cycles" => object(&[("maxPeriod", number(2.0)), ("repeats", number(2.0))]),
-            "sameResultOnly" | "perResponse" => RawValue::Bool(true),
-            "overrides" => entry("thresholds", RawValue::List(vec![number(2.0)])),
-            "repeatEvery" | "stopAt" => number(2.0),
-            "ignoreArguments" => entry("keys", list("k")),
-            "similar" | "noProgress" | "failures" => object(&[]),
-            other => panic!("no sample for the option {other}: add one"),
+        let Some(sample) = sample(option.name) else {
+            continue;
         };
         let g = extended(RawConfig::default().with(option.name, sample));
         assert!(g.extended, "{}", option.name);
     }
+}
+
+/// A config with the option of `tier` alone on (the defaults for the run's tiers).
+fn with_tier_on(tier: Tier) -> GuardConfig {
+    let raw = match sample(tier.option()) {
+        Some(value) => RawConfig::default().with(tier.option(), value),
+        None => RawConfig::default(),
+    };
+    GuardConfig::from_raw(&raw).unwrap()
+}
+
+/// Each tier's option turns it on, and none but the run's tiers is on by default.
+#[test]
+fn each_tier_is_on_with_its_option() {
+    let default = GuardConfig::default();
+    for tier in Tier::ALL {
+        assert!(tier.is_on(&with_tier_on(tier)), "{tier:?}");
+        let run = matches!(tier, Tier::Gentle | Tier::Detailed);
+        assert_eq!(tier.is_on(&default), run, "{tier:?}");
+    }
+}
+
+/// A guard takes results with `sameResultOnly`, or with a tier on that reads them, and else not.
+#[test]
+fn a_guard_takes_results_when_a_tier_on_reads_them() {
+    for tier in Tier::ALL {
+        let guard = Guard::new(with_tier_on(tier));
+        assert_eq!(guard.takes_results(), tier.reads_results(), "{tier:?}");
+    }
+    let same = RawConfig::default().with("sameResultOnly", RawValue::Bool(true));
+    assert!(extended(same).takes_results());
 }
 
 #[test]

@@ -219,13 +219,39 @@ pub fn write_string_literal(units: &[u16], sink: &mut impl Sink) {
 
 fn write_literal(units: impl Iterator<Item = u16>, sink: &mut impl Sink) {
     sink.write("\"");
+    // Characters written as they are gather in `run`, which goes to the sink whole: a write a
+    // character costs more than the character.
+    let (mut run, mut len) = ([0; 256], 0);
     for decoded in char::decode_utf16(units) {
         match decoded {
-            Ok(c) => write_char(c, sink),
-            Err(lone) => write_escape(lone.unpaired_surrogate(), sink),
+            Ok(c) if c >= ' ' && c != '"' && c != '\\' => {
+                if len > run.len() - 4 {
+                    flush(&run, &mut len, sink);
+                }
+                len += run
+                    .get_mut(len..)
+                    .map_or(0, |room| c.encode_utf8(room).len());
+            }
+            Ok(c) => {
+                flush(&run, &mut len, sink);
+                write_char(c, sink);
+            }
+            Err(lone) => {
+                flush(&run, &mut len, sink);
+                write_escape(lone.unpaired_surrogate(), sink);
+            }
         }
     }
+    flush(&run, &mut len, sink);
     sink.write("\"");
+}
+
+/// Writes the first `len` bytes of `run`, whole characters, and empties it.
+fn flush(run: &[u8], len: &mut usize, sink: &mut impl Sink) {
+    if *len > 0 {
+        sink.write(std::str::from_utf8(run.get(..*len).unwrap_or_default()).unwrap_or_default());
+        *len = 0;
+    }
 }
 
 /// Writes one character of a string literal, escaped as `JSON.stringify` escapes it.

@@ -108,7 +108,9 @@ pub(crate) fn compared<'a>(
         return Ok((None, None));
     }
     let failed = read_result(result, failures.is_some(), scratch)?;
-    let normalized = scratch.normalized.as_slice();
+    // Hashed once; each detection's digest is of what it adds and this one.
+    let normalized = blake3::hash(&scratch.normalized);
+    let normalized = normalized.as_bytes();
     let keyed = || {
         let mut hasher = blake3::Hasher::new();
         match key.form() {
@@ -153,10 +155,9 @@ fn read_result(
             Ok(false)
         }
         Some(result) => write_canonical_in(result, &mut text, &[], scratch).map(|()| {
-            let text = text.as_bytes();
             normalized.push(b'r');
-            normalize(text, &mut normalized);
-            failures && (holds(text, ERROR_FLAG) || says_failure(text))
+            normalize(text.as_bytes(), &mut normalized);
+            failures && (text.contains(ERROR_FLAG) || says_failure(text.as_bytes()))
         }),
     };
     (scratch.text, scratch.normalized) = (text, normalized);
@@ -166,37 +167,25 @@ fn read_result(
 /// Writes `text` into `out` with each run of hexadecimal digits and hyphens that holds a decimal
 /// digit written as `#`.
 fn normalize(text: &[u8], out: &mut Vec<u8>) {
-    // The run being read starts at `run`; `numeric`: it holds a decimal digit.
-    let (mut run, mut numeric) = (None, false);
-    for (at, &byte) in text.iter().enumerate() {
-        if byte.is_ascii_hexdigit() || byte == b'-' {
-            run = run.or(Some(at));
-            numeric |= byte.is_ascii_digit();
-            continue;
+    let in_run = |byte: &u8| byte.is_ascii_hexdigit() || *byte == b'-';
+    let mut rest = text;
+    // Each step: the bytes up to the next run as they are, then the run.
+    while let Some(start) = rest.iter().position(in_run) {
+        let (plain, tail) = rest.split_at(start);
+        out.extend_from_slice(plain);
+        let len = tail
+            .iter()
+            .position(|byte| !in_run(byte))
+            .unwrap_or(tail.len());
+        let (run, tail) = tail.split_at(len);
+        if run.iter().any(u8::is_ascii_digit) {
+            out.push(b'#');
+        } else {
+            out.extend_from_slice(run);
         }
-        if let Some(start) = run.take() {
-            end_run(out, text.get(start..at).unwrap_or_default(), numeric);
-            numeric = false;
-        }
-        out.push(byte);
+        rest = tail;
     }
-    if let Some(start) = run {
-        end_run(out, text.get(start..).unwrap_or_default(), numeric);
-    }
-}
-
-/// Writes a run of hexadecimal digits and hyphens: `#` when it holds a decimal digit.
-fn end_run(out: &mut Vec<u8>, run: &[u8], numeric: bool) {
-    if numeric {
-        out.push(b'#');
-    } else {
-        out.extend_from_slice(run);
-    }
-}
-
-/// Whether `text` holds `part`.
-fn holds(text: &[u8], part: &[u8]) -> bool {
-    text.windows(part.len()).any(|window| window == part)
+    out.extend_from_slice(rest);
 }
 
 /// Whether the first [`FAILURE_PREFIX`] bytes of `text` hold one of [`FAILURE_WORDS`] at the
@@ -226,7 +215,7 @@ fn says_failure(text: &[u8]) -> bool {
     false
 }
 
-const ERROR_FLAG: &[u8] = br#""isError":true"#;
+const ERROR_FLAG: &str = r#""isError":true"#;
 
 /// An agent's last calls as one detection compares them.
 #[derive(Debug, Clone, Default)]

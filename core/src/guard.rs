@@ -265,6 +265,31 @@ impl Guard {
         Some(counted)
     }
 
+    /// The call's key (its agent's last call's, when the call is its very bytes) and `similar`'s
+    /// sample of a call that is not its agent's last again, read off the key form just written.
+    fn key_and_sample(
+        &mut self,
+        agent: &[u16],
+        tool: &[u16],
+        arguments: Arguments<'_>,
+        ignored: &[KeyPath],
+    ) -> Result<(CallKey, Option<Vec<u16>>), CanonicalError> {
+        if let Some(key) = self
+            .chains
+            .key_if_same(agent, tool, arguments, &mut self.scratch)
+        {
+            return Ok((key, None));
+        }
+        let key = CallKey::from(&digest_form(tool, arguments, &mut self.scratch, ignored)?);
+        let sample = match self.config.similar {
+            Some(_) if !self.chains.repeats(agent, &key) => {
+                key_form_head(&self.scratch.form, similar::SAMPLE_UNITS)
+            }
+            _ => None,
+        };
+        Ok((key, sample))
+    }
+
     /// The opt-in path. One reminder per call at most, by [`Tier::precedence`]: a run-length
     /// reminder due on the same call as a cycle wins, and the cycle counts as reported.
     fn observe_extended(
@@ -277,25 +302,9 @@ impl Guard {
         // `ignoreArguments`: the keys left out of this tool's calls, if any.
         let ignored = self.config.ignore.paths_for(tool);
         let ignored = ignored.as_deref().unwrap_or_default();
-        // The agent's last call's key for its very bytes, else the key written now, and then
-        // `similar`'s head read off the form just written (none is needed for a repeat).
-        let (key, head) = match self
-            .chains
-            .key_if_same(agent, tool, arguments, &mut self.scratch)
-        {
-            Some(key) => (key, None),
-            None => {
-                let form = digest_form(tool, arguments, &mut self.scratch, ignored)?;
-                let key = CallKey::from(&form);
-                let head = match &self.config.similar {
-                    Some(_) if !self.chains.repeats(agent, &key) => {
-                        key_form_head(&self.scratch.form, similar::SAMPLE_UNITS)
-                    }
-                    _ => None,
-                };
-                (key, head)
-            }
-        };
+        let keyed = self.key_and_sample(agent, tool, arguments, ignored);
+        self.scratch.trim();
+        let (key, sample) = keyed?;
         // `perResponse`: the agent's last call again in the same model response is left out.
         if self.config.per_response && self.chains.repeats_in_response(agent, &key) {
             return Ok(None);
@@ -310,20 +319,7 @@ impl Guard {
             }
             _ => None,
         };
-        // `similar`: a sample of the call, unless it is the agent's last call again.
-        let similar = match &self.config.similar {
-            Some(config) if self.chains.repeats(agent, &key) => Some((config, None)),
-            Some(config) => {
-                let sample = match head {
-                    Some(head) => Ok(head),
-                    // A repeat's key: the head is written from the arguments.
-                    None => similar::sample(arguments, ignored, &mut self.scratch),
-                };
-                self.scratch.trim();
-                Some((config, Some(sample?)))
-            }
-            None => None,
-        };
+        let similar = self.config.similar.as_ref().map(|config| (config, sample));
         // `noProgress` and `failures`: what each compares, the result without its volatile parts.
         let compared = windows::compared(
             self.config.no_progress.as_ref(),

@@ -7,12 +7,6 @@
 //! a call of the same tool, a sort and merge of the bigrams where the two
 //! samples differ, whatever the size of its arguments.
 
-use crate::arguments::Arguments;
-use crate::canonical::canonical_head;
-use crate::error::CanonicalError;
-use crate::ignore::KeyPath;
-use crate::scratch::Scratch;
-
 /// How much of the canonical arguments a sample holds.
 pub const SAMPLE_UNITS: usize = 512;
 
@@ -33,15 +27,6 @@ pub struct SimilarConfig {
     pub min_calls: f64,
     /// The least similarity of two adjacent calls in a run, in (0, 1].
     pub similarity: f64,
-}
-
-/// A call's sample: the head of its canonical arguments.
-pub(crate) fn sample(
-    arguments: Arguments<'_>,
-    ignored: &[KeyPath],
-    scratch: &mut Scratch,
-) -> Result<Vec<u16>, CanonicalError> {
-    canonical_head(arguments, SAMPLE_UNITS, ignored, scratch)
 }
 
 /// The sorted bigrams of `units`: each two adjacent code units as one number.
@@ -148,6 +133,19 @@ impl SimilarRun {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::arguments::Arguments;
+    use crate::canonical::canonical_head;
+    use crate::ignore::KeyPath;
+    use crate::scratch::Scratch;
+
+    /// A call's sample: the head of its canonical arguments.
+    fn sample(
+        arguments: Arguments<'_>,
+        ignored: &[KeyPath],
+        scratch: &mut Scratch,
+    ) -> Result<Vec<u16>, crate::error::CanonicalError> {
+        canonical_head(arguments, SAMPLE_UNITS, ignored, scratch)
+    }
 
     fn head(json: &str) -> Vec<u16> {
         sample(Arguments::Json(json), &[], &mut Scratch::default()).unwrap()

@@ -45,30 +45,36 @@ impl LastCall {
         if !self.held || size(tool, bytes, pieces) > MAX_BYTES {
             return None;
         }
-        let no_pieces = pieces.narrow.is_empty() && pieces.wide.is_empty();
-        let kept_pieces = !self.narrow.ends.is_empty() || !self.wide.ends.is_empty();
-        let same_tool = *self.tool == *tool;
-        if same_tool && no_pieces && !kept_pieces {
-            return match side_by_side::compare(&self.bytes, bytes, &mut scratch.open) {
-                Verdict::Same => Some(true),
+        if *self.tool != *tool {
+            // Another tool: another call, once it is found well formed.
+            let counts = (pieces.narrow.len(), pieces.wide.len());
+            return transport::check(bytes, counts, &mut scratch.open)
+                .is_ok()
+                .then_some(false);
+        }
+        let same_strings = self.narrow.holds(pieces.narrow) && self.wide.holds(pieces.wide);
+        if self.bytes != bytes {
+            // Told apart side by side when they refer to the same long strings, else by the keys.
+            if !same_strings {
+                return None;
+            }
+            let counts = (pieces.narrow.len(), pieces.wide.len());
+            return match side_by_side::compare(&self.bytes, bytes, counts, &mut scratch.open) {
                 Verdict::Differ => Some(false),
-                Verdict::Unknown => None,
+                Verdict::Same | Verdict::Unknown => None,
             };
         }
-        if same_tool
-            && self.bytes == bytes
-            && self.narrow.holds(pieces.narrow)
-            && self.wide.holds(pieces.wide)
-        {
+        if same_strings {
             return Some(true);
         }
-        // Long strings the same bytes refer to could differ: left to the keys.
-        if same_tool {
-            return None;
-        }
-        let counts = (pieces.narrow.len(), pieces.wide.len());
-        transport::check(bytes, counts, &mut scratch.open)
-            .is_ok()
+        let as_many = self.narrow.ends.len() == pieces.narrow.len()
+            && self.wide.ends.len() == pieces.wide.len();
+        let (narrow, wide) = (self.narrow.strings(), self.wide.strings());
+        let kept = Pieces {
+            narrow: &narrow,
+            wide: &wide,
+        };
+        (as_many && side_by_side::strings_differ(bytes, (kept, pieces), &mut scratch.open))
             .then_some(false)
     }
 
@@ -226,14 +232,66 @@ mod tests {
         );
         last.keep(tool, call(&xy, &ww));
         assert_eq!(last.compare(tool, call(&xy, &ww), scratch), Some(true));
-        // The same bytes with other strings, swapped or repeated, are left to the keys.
+        // The same bytes with other strings: elements of an array, so certainly another call.
         for (narrow, wide) in [(&yx, &ww), (&xx, &ww), (&xy, &vv)] {
-            assert_eq!(last.compare(tool, call(narrow, wide), scratch), None);
+            assert_eq!(last.compare(tool, call(narrow, wide), scratch), Some(false));
         }
         assert_eq!(last.compare(other, call(&xy, &ww), scratch), Some(false));
         // A call too large is not kept, and what the last one took is given back.
         last.keep(tool, call(&big, &ww));
         assert_eq!(last.compare(tool, call(&xy, &ww), scratch), None);
         assert_eq!(last.held_bytes(), 0);
+    }
+
+    #[test]
+    fn a_long_string_that_differs_is_another_call_unless_it_is_a_key_or_its_key_comes_again() {
+        use crate::key::call_key;
+        use crate::transport::tag::{NARROW, NUMBER, OBJECT};
+        let (tool, scratch) = (&[0x74_u16][..], &mut Scratch::default());
+        let (x, y) = ([&[b'x'; 300][..]], [&[b'y'; 300][..]]);
+        let number = |n: f64| [&[NUMBER][..], &n.to_le_bytes()].concat();
+        // {"a": <piece>, "n": 1}, {<piece>: 1}, {"a": <piece>, "a": 2}, {"a": <piece>, "n": 2}
+        let value = sized(
+            &[
+                &[OBJECT, NARROW, 1, b'a', LONG, 0, NARROW, 1, b'n'][..],
+                &number(1.0),
+                &[END],
+            ]
+            .concat(),
+        );
+        let key = sized(&[&[OBJECT, LONG, 0][..], &number(1.0), &[END]].concat());
+        let again = sized(
+            &[
+                &[OBJECT, NARROW, 1, b'a', LONG, 0, NARROW, 1, b'a'][..],
+                &number(2.0),
+                &[END],
+            ]
+            .concat(),
+        );
+        let other = sized(
+            &[
+                &[OBJECT, NARROW, 1, b'a', LONG, 0, NARROW, 1, b'n'][..],
+                &number(2.0),
+                &[END],
+            ]
+            .concat(),
+        );
+        let call = |bytes, narrow| Arguments::Transport {
+            bytes,
+            pieces: Pieces { narrow, wide: &[] },
+        };
+        for (bytes, expected) in [(&value, Some(false)), (&key, None), (&again, None)] {
+            let mut last = LastCall::default();
+            last.keep(tool, call(bytes, &x));
+            let verdict = last.compare(tool, call(bytes, &y), scratch);
+            assert_eq!(verdict, expected, "{bytes:?}");
+            let keys = [&x, &y].map(|narrow| call_key(tool, call(bytes, narrow), scratch));
+            assert_eq!(keys[0] == keys[1], bytes == &again, "{bytes:?}");
+        }
+        // Other bytes with the same long strings are read side by side; with others, left to the keys.
+        let mut last = LastCall::default();
+        last.keep(tool, call(&value, &x));
+        assert_eq!(last.compare(tool, call(&other, &x), scratch), Some(false));
+        assert_eq!(last.compare(tool, call(&other, &y), scratch), None);
     }
 }

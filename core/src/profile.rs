@@ -85,7 +85,7 @@ fn stages_of_a_new_call() {
                 black_box(guard.observe(call).unwrap());
             }),
             time_pairs(&calls, passes, |last, bytes| {
-                black_box(side_by_side::compare(last, bytes, &mut open));
+                black_box(side_by_side::compare(last, bytes, (0, 0), &mut open));
             }),
         ];
         // The first round warms up.

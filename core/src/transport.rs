@@ -61,6 +61,7 @@ pub(crate) fn value_end(bytes: &[u8], at: usize) -> Option<usize> {
         NULL | FALSE | TRUE | ABSENT => Some(at + 1),
         NUMBER => Some(at + 9).filter(|&end| end <= bytes.len()),
         NARROW | WIDE => string_span(bytes, at).ok().map(|(_, _, end)| end),
+        LONG | LONG_WIDE => read_len(bytes, at + 1, usize::MAX).ok().map(|(_, end)| end),
         ARRAY | OBJECT => container_end(bytes, at),
         _ => None,
     }
@@ -85,11 +86,16 @@ pub(crate) fn check(
     check_from(bytes, 0, pieces, open)
 }
 
-/// Whether [`check`] finds a transport without long strings well formed,
-/// knowing its bytes before `at` (a member's or an element's start in the
-/// containers `open`) to be so; `open` is then the containers around it.
-pub(crate) fn well_formed_from(bytes: &[u8], at: usize, open: &mut Vec<Open>) -> bool {
-    check_from(bytes, at, (0, 0), open).is_ok()
+/// Whether [`check`] finds a transport well formed, knowing its bytes before
+/// `at` (a member's or an element's start in the containers `open`) to be so;
+/// `open` is then the containers around it.
+pub(crate) fn well_formed_from(
+    bytes: &[u8],
+    at: usize,
+    pieces: PieceCounts,
+    open: &mut Vec<Open>,
+) -> bool {
+    check_from(bytes, at, pieces, open).is_ok()
 }
 
 /// [`check`] from `at` inside the containers `open`.

@@ -15,10 +15,13 @@
 //! else is left to the keys: a key that differs (members in another order, or
 //! one more), a member absent on one side, numbers JSON writes alike.
 //!
-//! The call kept must be well formed, and neither may refer to long strings.
-//! The new call is checked as the transport reader checks it, from where it
+//! The call kept must be well formed, and both must refer to the same long
+//! strings (a reference to one is never where a difference is certain). The
+//! new call is checked as the transport reader checks it, from where it
 //! differs on (what comes before is the call kept's): a call said to differ
-//! is well formed. Every read is checked, and anything unexpected is "not
+//! is well formed. Two calls of the same bytes whose long strings differ are
+//! stepped down to the first reference to one that differs in the same way
+//! (`strings_differ`). Every read is checked, and anything unexpected is "not
 //! certain".
 
 use crate::arguments::Pieces;

@@ -251,8 +251,13 @@ test('Rust accepts what the walk writes and keys it as the class path does', (t)
 })
 
 test('a long string is handed over one byte a code unit exactly when every unit fits in one, wherever a wider one lies', async (t) => {
-  // A copy of its own: the plugin's writes long strings inline on the WASI build.
-  const { encode, transport, release } = await import('../lib/encode.js?pieces')
+  // A copy of its own, evaluated without Node's Buffer, as in a browser: it hands long strings over
+  // as pieces (the plugin's writes them inline on the WASI build).
+  const buffer = globalThis.Buffer
+  globalThis.Buffer = undefined
+  const { encode, transport, release } = await import('../lib/encode.js?pieces').finally(() => {
+    globalThis.Buffer = buffer
+  })
   const guard = nativeGuard({ thresholds: [2] })
   const body = 'x'.repeat(20_000)
   // A string V8 keeps two bytes a unit though every unit fits in one: a slice of one that does not.
@@ -275,6 +280,30 @@ test('a long string is handed over one byte a code unit exactly when every unit 
     t.deepEqual(pieces ?? [], [text, text.slice(0, 200)].filter((_, i) => !wide[i]), name)
     t.deepEqual(widePieces ?? [], [text, text.slice(0, 200)].filter((_, i) => wide[i]), name)
     t.is(binding.__observeEncoded(transport.buffer, pieces, widePieces), undefined)
+    release()
+    // The class path keys it alike: the second call of a run.
+    t.is(guard.observe(name, 'tool', value)?.count, 2, name)
+  }
+})
+
+test('in Node a string of a few dozen units up to 16 K is copied in, one byte a code unit exactly when every unit fits in one', (t) => {
+  const guard = nativeGuard({ thresholds: [2] })
+  const body = 'x'.repeat(8_000)
+  const strings = {
+    ascii: body.slice(0, 40),
+    latin1: 'é'.repeat(8_000),
+    twoByteLatin1: ('€' + 'é'.repeat(8_000)).slice(1),
+    'wide at the start': `€${body}`,
+    'wide at the end': `${body}€`,
+    'lone surrogate in the middle': `${body}\ud800${body}`,
+  }
+  for (const [name, text] of Object.entries(strings)) {
+    const value = { text, list: [text.slice(0, 200)] }
+    t.true(encode(value, name, 'tool', guard.__handle()))
+    t.is(transport.pieces, null, name)
+    t.is(transport.widePieces, null, name)
+    t.is(readTransport(transport).text, JSON.stringify(value), name)
+    t.is(binding.__observeEncoded(transport.buffer, null, null), undefined)
     release()
     // The class path keys it alike: the second call of a run.
     t.is(guard.observe(name, 'tool', value)?.count, 2, name)

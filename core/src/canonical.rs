@@ -185,6 +185,18 @@ fn text(sink: &mut impl Sink, chunk: &str, next: usize) -> usize {
     next
 }
 
+/// Which bytes of a narrow string are not written as they are: escaped, or (past 0x7f) encoded.
+/// A table: one load a byte where the tests take several.
+const ESCAPED: [bool; 256] = {
+    let mut escaped = [true; 256];
+    let mut byte = 0x20;
+    while byte < 0x80 {
+        escaped[byte] = byte == b'"' as usize || byte == b'\\' as usize;
+        byte += 1;
+    }
+    escaped
+};
+
 /// Writes a string's canonical literal. A sink with little room gets the
 /// string cut first: one code unit past its room (so no surrogate pair is
 /// split where it is kept), escapes included.
@@ -200,7 +212,7 @@ fn write_str(string: FormStr<'_>, sink: &mut impl Sink) {
     while !rest.is_empty() {
         let plain = rest
             .iter()
-            .position(|&byte| !(0x20..0x80).contains(&byte) || byte == b'"' || byte == b'\\')
+            .position(|&byte| ESCAPED[usize::from(byte)])
             .unwrap_or(rest.len());
         let (run, tail) = rest.split_at(plain);
         sink.write(std::str::from_utf8(run).unwrap_or_default());

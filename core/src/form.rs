@@ -193,10 +193,26 @@ fn any_string_span(form: &[u8], at: usize) -> Result<(bool, usize, usize), Canon
         .filter(|&end| end <= form.len())
         .ok_or(CanonicalError::InvalidEncoding(at))?;
     let bytes = form.get(start..end).unwrap_or_default();
-    if wide && bytes.chunks(2).all(|unit| unit.get(1) == Some(&0)) {
+    if wide && !holds_a_wide_unit(bytes) {
         return Err(CanonicalError::InvalidEncoding(at));
     }
     Ok((wide, start, end))
+}
+
+/// Whether the little-endian code units `bytes` hold one past 0xff: sixteen bytes a step, a wide
+/// string's text mostly being narrow.
+fn holds_a_wide_unit(bytes: &[u8]) -> bool {
+    // The high byte of each unit.
+    const HIGH: u128 = u128::from_le_bytes([
+        0, 0xff, 0, 0xff, 0, 0xff, 0, 0xff, 0, 0xff, 0, 0xff, 0, 0xff, 0, 0xff,
+    ]);
+    let (blocks, rest) = bytes.as_chunks::<16>();
+    blocks
+        .iter()
+        .any(|block| u128::from_le_bytes(*block) & HIGH != 0)
+        || rest
+            .chunks(2)
+            .any(|unit| unit.get(1).is_some_and(|&high| high != 0))
 }
 
 #[cfg(test)]

@@ -167,7 +167,17 @@ fn read_result(
 /// Writes `text` into `out` with each run of hexadecimal digits and hyphens that holds a decimal
 /// digit written as `#`.
 fn normalize(text: &[u8], out: &mut Vec<u8>) {
-    let in_run = |byte: &u8| byte.is_ascii_hexdigit() || *byte == b'-';
+    // A table: one load a byte where the tests take several.
+    const RUN: [bool; 256] = {
+        let mut run = [false; 256];
+        let mut byte = 0;
+        while byte < 256 {
+            run[byte] = (byte as u8).is_ascii_hexdigit() || byte == b'-' as usize;
+            byte += 1;
+        }
+        run
+    };
+    let in_run = |byte: &u8| RUN[usize::from(*byte)];
     let mut rest = text;
     // Each step: the bytes up to the next run as they are, then the run.
     while let Some(start) = rest.iter().position(in_run) {

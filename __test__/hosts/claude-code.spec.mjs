@@ -3,9 +3,9 @@
 // against RepeatToolGuard run over the same calls, and replays the transcript Claude Code left.
 import test from 'ava'
 
-import { configPath, failureCase, promptCase, repeatCase, seenCalls, stopCase } from './support/cases.mjs'
+import { checkFailure, checkRepeat, checkReplay, failureCase, promptCase, repeatCase, seenCalls, stopCase } from './support/cases.mjs'
 import { claudeCode as host } from './support/claude-code.mjs'
-import { reminderProblems, replay, replayProblems, toldCalls, transcriptText } from './support/expect.mjs'
+import { reminderProblems, toldCalls, transcriptText } from './support/expect.mjs'
 import { disposeAll, executions, explain } from './support/suite.mjs'
 
 const a = repeatCase(host)
@@ -16,31 +16,20 @@ const d = promptCase(host)
 test.after.always(disposeAll)
 
 test('a: the same Bash call five times: the reminders reach the model after calls 3 and 5, as the class gives them', async (t) => {
-  const result = await a.run()
-  t.deepEqual(a.expected.map((r) => r?.tier ?? null), [null, null, 'gentle', null, 'detailed'])
-  t.is(result.exitCode, 0, explain(result))
-  t.is(await executions(result), 5, explain(result))
-  t.deepEqual(reminderProblems(host, result, a.expected), [], explain(result))
-  t.is(result.turns.at(-1).kind, 'final', 'the client went on to the final answer')
+  await checkRepeat(t, host, a)
 })
 
 test('replay: the transcript of a gives the reminders the model was shown', async (t) => {
-  const result = await a.run()
-  t.deepEqual(replayProblems(await replay(result.transcriptPath), a.expected), [], result.transcriptPath)
+  await checkReplay(t, a)
 })
 
 test('b: Bash failing with the same error for three other commands (recommended): the failure reminder reaches the model at the 3rd', async (t) => {
-  const result = await b.run()
-  const expected = b.expected(result)
-  t.deepEqual(toldCalls(host, result), seenCalls(host, b.script), explain(result))
-  t.deepEqual(expected.map((r) => r?.tier ?? null), [null, null, 'failure'], explain(result))
+  const result = await checkFailure(t, host, b)
   t.true(result.hooks.some((hook) => hook.stdin.hook_event_name === 'PostToolUseFailure'), 'a failed Bash call is a PostToolUseFailure')
-  t.deepEqual(reminderProblems(host, result, expected), [], explain(result))
 })
 
 test('replay: the transcript of b gives the reminders the model was shown', async (t) => {
-  const result = await b.run()
-  t.deepEqual(replayProblems(await replay(result.transcriptPath, configPath(result)), b.expected(result)), [], result.transcriptPath)
+  await checkReplay(t, b)
 })
 
 test('c: stopAt 4: the turn ends at the 4th identical call, which runs, and the transcript holds why', async (t) => {
@@ -58,8 +47,7 @@ test('c: stopAt 4: the turn ends at the 4th identical call, which runs, and the 
 })
 
 test('replay: the transcript of c gives the stop where the hook stopped', async (t) => {
-  const result = await c.run()
-  t.deepEqual(replayProblems(await replay(result.transcriptPath, configPath(result)), c.expected(result)), [], result.transcriptPath)
+  await checkReplay(t, c)
 })
 
 test('d: a user prompt between calls starts the chain over (a second -p run resuming the session)', async (t) => {

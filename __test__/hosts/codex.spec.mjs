@@ -3,9 +3,9 @@
 // `Bash { command }`, and the expected reminders come from the class over the calls as the hook sees them.
 import test from 'ava'
 
-import { configPath, failureCase, promptCase, repeatCase, seenCalls, stopCase } from './support/cases.mjs'
+import { checkFailure, checkRepeat, checkReplay, failureCase, promptCase, repeatCase, seenCalls, stopCase } from './support/cases.mjs'
 import { codex as host } from './support/codex.mjs'
-import { reminderProblems, replay, replayProblems, shownAfter, toldCalls } from './support/expect.mjs'
+import { reminderProblems, shownAfter, toldCalls } from './support/expect.mjs'
 import { disposeAll, executions, explain } from './support/suite.mjs'
 
 const a = repeatCase(host)
@@ -16,30 +16,19 @@ const d = promptCase(host)
 test.after.always(disposeAll)
 
 test('a: the same shell call five times: the reminders reach the model after calls 3 and 5, as the class gives them', async (t) => {
-  const result = await a.run()
-  t.deepEqual(a.expected.map((r) => r?.tier ?? null), [null, null, 'gentle', null, 'detailed'])
-  t.is(result.exitCode, 0, explain(result))
-  t.is(await executions(result), 5, explain(result))
-  t.deepEqual(reminderProblems(host, result, a.expected), [], explain(result))
-  t.is(result.turns.at(-1).kind, 'final', 'the client went on to the final answer')
+  await checkRepeat(t, host, a)
 })
 
 test('replay: the rollout of a gives the reminders the model was shown', async (t) => {
-  const result = await a.run()
-  t.deepEqual(replayProblems(await replay(result.transcriptPath), a.expected), [], result.transcriptPath)
+  await checkReplay(t, a)
 })
 
 test('b: a command failing with the same error for three other arguments (recommended): the failure reminder reaches the model at the 3rd', async (t) => {
-  const result = await b.run()
-  const expected = b.expected(result)
-  t.deepEqual(toldCalls(host, result), seenCalls(host, b.script), explain(result))
-  t.deepEqual(expected.map((r) => r?.tier ?? null), [null, null, 'failure'], explain(result))
-  t.deepEqual(reminderProblems(host, result, expected), [], explain(result))
+  await checkFailure(t, host, b)
 })
 
 test('replay: the rollout of b gives the reminders the model was shown', async (t) => {
-  const result = await b.run()
-  t.deepEqual(replayProblems(await replay(result.transcriptPath, configPath(result)), b.expected(result)), [], result.transcriptPath)
+  await checkReplay(t, b)
 })
 
 // Codex 0.169 does not end the turn on `continue: false` from PostToolUse: it sends the model
@@ -60,8 +49,7 @@ test('c: stopAt 4: the 4th identical call runs, the model is told why, and every
 })
 
 test('replay: the rollout of c gives the stop where the hook stopped', async (t) => {
-  const result = await c.run()
-  t.deepEqual(replayProblems(await replay(result.transcriptPath, configPath(result)), c.expected(result)), [], result.transcriptPath)
+  await checkReplay(t, c)
 })
 
 test('d: a user prompt between calls starts the chain over (codex exec resume --last)', async (t) => {

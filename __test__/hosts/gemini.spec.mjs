@@ -4,9 +4,9 @@
 // needs the 5th call, and case c must show the hook's stop, not the detector's.
 import test from 'ava'
 
-import { configPath, failureCase, repeatCase, seenCalls, stopCase } from './support/cases.mjs'
+import { checkFailure, checkRepeat, checkReplay, failureCase, repeatCase, seenCalls, stopCase } from './support/cases.mjs'
 import { geminiCli as host } from './support/gemini-cli.mjs'
-import { reminderProblems, replay, replayProblems, toldCalls, transcriptText } from './support/expect.mjs'
+import { reminderProblems, toldCalls, transcriptText } from './support/expect.mjs'
 import { disposeAll, executions, explain } from './support/suite.mjs'
 
 const a = repeatCase(host)
@@ -16,30 +16,19 @@ const c = stopCase(host)
 test.after.always(disposeAll)
 
 test('a: the same run_shell_command call five times: the reminders reach the model after calls 3 and 5, as the class gives them', async (t) => {
-  const result = await a.run()
-  t.deepEqual(a.expected.map((r) => r?.tier ?? null), [null, null, 'gentle', null, 'detailed'])
-  t.is(result.exitCode, 0, explain(result))
-  t.is(await executions(result), 5, explain(result))
-  t.deepEqual(reminderProblems(host, result, a.expected), [], explain(result))
-  t.is(result.turns.at(-1).kind, 'final', 'the client went on to the final answer')
+  await checkRepeat(t, host, a)
 })
 
 test('replay: the chat log of a gives the reminders the model was shown', async (t) => {
-  const result = await a.run()
-  t.deepEqual(replayProblems(await replay(result.transcriptPath), a.expected), [], result.transcriptPath)
+  await checkReplay(t, a)
 })
 
 test('b: a command failing with the same error for three other arguments (recommended): the failure reminder reaches the model at the 3rd', async (t) => {
-  const result = await b.run()
-  const expected = b.expected(result)
-  t.deepEqual(toldCalls(host, result), seenCalls(host, b.script), explain(result))
-  t.deepEqual(expected.map((r) => r?.tier ?? null), [null, null, 'failure'], explain(result))
-  t.deepEqual(reminderProblems(host, result, expected), [], explain(result))
+  await checkFailure(t, host, b)
 })
 
 test('replay: the chat log of b gives the reminders the model was shown', async (t) => {
-  const result = await b.run()
-  t.deepEqual(replayProblems(await replay(result.transcriptPath, configPath(result)), b.expected(result)), [], result.transcriptPath)
+  await checkReplay(t, b)
 })
 
 test('c: stopAt 4: the turn ends at the 4th identical call, which runs, and the chat log holds why', async (t) => {
@@ -57,6 +46,5 @@ test('c: stopAt 4: the turn ends at the 4th identical call, which runs, and the 
 })
 
 test('replay: the chat log of c gives the stop where the hook stopped', async (t) => {
-  const result = await c.run()
-  t.deepEqual(replayProblems(await replay(result.transcriptPath, configPath(result)), c.expected(result)), [], result.transcriptPath)
+  await checkReplay(t, c)
 })

@@ -2,9 +2,9 @@
 // script, the guard's config, and the reminders the class gives for the calls as the hook sees them.
 import { join } from 'node:path'
 
-import { expectedReminders, hookCalls } from './expect.mjs'
+import { expectedReminders, hookCalls, reminderProblems, replay, replayProblems, toldCalls } from './expect.mjs'
 import { repeat } from './script.mjs'
-import { RAN_LOG, once, run } from './suite.mjs'
+import { RAN_LOG, executions, explain, once, run } from './suite.mjs'
 
 export const LOOP_COMMAND = `echo ran >> ${RAN_LOG}`
 
@@ -65,4 +65,32 @@ export function promptCase(host) {
       return { before, after }
     }),
   }
+}
+
+/** What case a shows on every host: the reminders reach the model after calls 3 and 5, as the class gives them, and the client goes on to its final answer. */
+export async function checkRepeat(t, host, a) {
+  const result = await a.run()
+  t.deepEqual(a.expected.map((r) => r?.tier ?? null), [null, null, 'gentle', null, 'detailed'])
+  t.is(result.exitCode, 0, explain(result))
+  t.is(await executions(result), 5, explain(result))
+  t.deepEqual(reminderProblems(host, result, a.expected), [], explain(result))
+  t.is(result.turns.at(-1).kind, 'final', 'the client went on to the final answer')
+}
+
+/** What case b shows on every host: the calls as the hook is told them, and the failure reminder reaching the model at the 3rd. The run, for a host's own checks. */
+export async function checkFailure(t, host, b) {
+  const result = await b.run()
+  const expected = b.expected(result)
+  t.deepEqual(toldCalls(host, result), seenCalls(host, b.script), explain(result))
+  t.deepEqual(expected.map((r) => r?.tier ?? null), [null, null, 'failure'], explain(result))
+  t.deepEqual(reminderProblems(host, result, expected), [], explain(result))
+  return result
+}
+
+/** That the replay of a case's transcript (with its project's config, for a case that has one) gives the reminders the model was shown. */
+export async function checkReplay(t, kase) {
+  const result = await kase.run()
+  const expected = typeof kase.expected === 'function' ? kase.expected(result) : kase.expected
+  const replayed = await replay(result.transcriptPath, kase.config === undefined ? undefined : configPath(result))
+  t.deepEqual(replayProblems(replayed, expected), [], result.transcriptPath)
 }

@@ -25,12 +25,14 @@
 //! certain".
 
 use crate::arguments::Pieces;
-use crate::form::{read_len, string_span};
+use crate::form::string_span;
 use crate::key_form::json_number;
 use crate::transport::tag::{
     ABSENT, ARRAY, END, FALSE, LONG, LONG_WIDE, NARROW, NULL, NUMBER, OBJECT, TRUE, WIDE,
 };
-use crate::transport::{container_end, value_end, well_formed_from, Open, PieceCounts, SIZE_BYTES};
+use crate::transport::{
+    container_end, piece, value_end, well_formed_from, Open, PieceCounts, SIZE_BYTES,
+};
 
 /// What a side-by-side read tells of two calls' transports.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -83,12 +85,14 @@ pub(crate) fn strings_differ(
             ARRAY | OBJECT => at + 1 + SIZE_BYTES,
             END => at + 1,
             LONG | LONG_WIDE => {
-                let Ok((index, end)) = read_len(bytes, at + 1, usize::MAX) else {
+                let counts = (kept.narrow.len(), kept.wide.len());
+                let Some((index, wide, end)) = piece(bytes, at, counts) else {
                     return false;
                 };
-                let differs = match tag {
-                    LONG => kept.narrow.get(index) != call.narrow.get(index),
-                    _ => kept.wide.get(index) != call.wide.get(index),
+                let differs = if wide {
+                    kept.wide.get(index) != call.wide.get(index)
+                } else {
+                    kept.narrow.get(index) != call.narrow.get(index)
                 };
                 if differs {
                     return matches!(descend(bytes, bytes, at, open, true), Some((true, _)));

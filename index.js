@@ -5,7 +5,7 @@ import { createRequire } from 'node:module'
 import Schema from '@deepseek-ai/schemastery'
 import { createUserMessage } from '@deepseek-ai/dsh-llm'
 
-import { encode, transport, release, repeats, writeLongStringsInline } from './lib/encode.js'
+import { encode, transport, release, repeats } from './lib/encode.js'
 import { RepeatToolGuard, callOf, canonicalize, nativeOf } from './lib/guard.js'
 import { callsSinceLastPrompt, responseOf } from './lib/history.js'
 import { SYMBOLS, endsTurn, unknownKeyWarning, unknownKeys } from './lib/keys.js'
@@ -15,9 +15,6 @@ const require = createRequire(import.meta.url)
 const binding = require('./lib/native.cjs')
 // The hot path's function, looked up once: the addon's exports object has many members.
 const { __observeEncoded: observeEncoded } = binding
-
-// The WASI build's Node-API reads strings handed over slowly.
-writeLongStringsInline(binding.__napiBindingTarget === 'wasm32-wasi')
 
 export { RepeatToolGuard, canonicalize }
 
@@ -117,7 +114,7 @@ export function apply(ctx, config) {
         return guard.observe(...callOf(guard, id, tool, exec.arguments, result))
       }
       try {
-        const observed = observeEncoded(transport.buffer, transport.pieces, transport.widePieces)
+        const observed = observeEncoded(transport.buffer)
         repeated = observed === null
         return observed
       } finally {

@@ -116,7 +116,7 @@ test('the hot path takes lone surrogates in names and ids, and keys them as the 
   const fast = (agent, tool) => {
     t.true(encode({ q: 1 }, agent, tool, handle), `${JSON.stringify(agent)} ${JSON.stringify(tool)} on the hot path`)
     try {
-      return binding.__observeEncoded(transport.buffer, transport.pieces, transport.widePieces) ?? null
+      return binding.__observeEncoded(transport.buffer) ?? null
     } finally {
       release()
     }

@@ -137,7 +137,7 @@ test.serial('two copies of the walk in one thread (as in a test runner\'s module
   const call = (copy, guard, agent, value, keep) => {
     t.true(copy.encode(value, agent, 'grep', guard.__handle(), false, undefined, keep))
     try {
-      return binding.__observeEncoded(copy.transport.buffer, copy.transport.pieces, copy.transport.widePieces)
+      return binding.__observeEncoded(copy.transport.buffer)
     } finally {
       copy.release()
     }

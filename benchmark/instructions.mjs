@@ -37,7 +37,7 @@ if (inMemory) useMemory(binding.__callMemory)
 const config = JSON.parse(process.env.INSTRUCTIONS_CONFIG ?? '{}')
 const guard = new binding.RepeatToolGuard(config)
 const handle = guard.__handle()
-const observe = () => (inMemory ? binding.__observeMemory() : binding.__observeEncoded(transport.buffer, transport.pieces, transport.widePieces))
+const observe = () => (inMemory ? binding.__observeMemory() : binding.__observeEncoded(transport.buffer))
 
 /** A tools/post-execute listener of the plugin at `url`, installed as bench.mjs installs it. */
 async function listenerOf(url) {

@@ -50,7 +50,7 @@ function transportOf(value) {
   if (!encode(null, '', '', 0)) throw new Error('could not encode null')
   const prefix = transport.header[1] - 1
   release()
-  if (!encode(value, '', '', 0) || transport.pieces || transport.widePieces) throw new Error('not a call without pieces')
+  if (!encode(value, '', '', 0)) throw new Error('not a plain call')
   const bytes = transport.bytes.slice(prefix, transport.header[1])
   release()
   return bytes
@@ -106,7 +106,7 @@ for (const c of cases) {
     },
     native: (args) => {
       if (!encode(args, 'agent-0', 'grep', handle)) throw new Error('not encoded')
-      binding.__observeEncoded(transport.buffer, transport.pieces, transport.widePieces)
+      binding.__observeEncoded(transport.buffer)
       release()
     },
   }

@@ -4,7 +4,7 @@
 // numbers as they are, strings as code units (one byte each when they all fit), containers with
 // their size in bytes, and values JSON has no form for marked as such. Rust applies every canonical rule (key order, `-0`, what JSON leaves
 // out) and checks every byte. In Node, strings of a few dozen units or more are copied in by Node's
-// Buffer; elsewhere, long strings are passed as they are, for Rust to read in. This beats
+// Buffer. This beats
 // JSON.stringify, which escapes every character and prints every number only for Rust to parse
 // the text again. Anything that is not plain parsed JSON (toJSON, class instances, BigInt, very
 // deep or cyclic values) is left to the class's own `observe`, which follows JSON.stringify's
@@ -14,16 +14,15 @@
 const MAX_DEPTH = 4096
 const MAX_BYTES = 1 << 27
 const INITIAL_BYTES = 4096
-// Strings this long are passed as they are (Rust reads them in): cheaper than copying each code
-// unit here. Shorter ones have lengths of one LEB128 byte.
-const LONG_STRING = 128
-// A buffer grown past this is dropped after the call, so one big call does not pin memory.
+// Agent ids and tool names this long take the class path (their lengths take one LEB128 byte).
+const LONG_NAME = 128
+// A buffer grown past this is dropped after a call that used less than a quarter of it, so that
+// one big call does not pin memory, while big calls in a row write into the same buffer.
 const KEEP_BYTES = 1 << 19
 
 // The buffer starts with a header of numbers that brings Rust everything else it needs: the
-// guard's handle, the bytes written after the header, how many long strings `pieces` and
-// `widePieces` hold, and where among the bytes the tool result starts (for sameResultOnly; 0 when
-// there is none).
+// guard's handle, the bytes written after the header, and where among the bytes the tool result
+// starts (for sameResultOnly; 0 when there is none).
 // BEGIN HEADER: generated from src/header.rs, checked by its test
 // The transport's tags (core/src/transport.rs).
 const NULL = 0
@@ -35,18 +34,14 @@ const WIDE = 5
 const ARRAY = 6
 const OBJECT = 7
 const END = 9
-const LONG = 10
 const ABSENT = 11
-const LONG_WIDE = 12
 // The bytes of a container's size, after its tag: a Uint32, little-endian.
 const SIZE_BYTES = 4
 // The header's slots and its length, in numbers (src/header.rs).
 const HANDLE = 0
 const LENGTH = 1
-const PIECES = 2
-const RESULT_START = 3
-const WIDE_PIECES = 4
-export const HEADER = 5
+const RESULT_START = 2
+export const HEADER = 3
 // END HEADER
 
 const objectPrototype = Object.prototype
@@ -60,20 +55,15 @@ function prototypeUnchanged() {
   return true
 }
 
-/**
- * The last encoding, valid until the next call: the buffer, its header and bytes, and the long
- * strings, those whose every code unit fits in a byte (`pieces`) and the others (`widePieces`).
- */
-export const transport = { buffer: null, header: null, bytes: null, pieces: null, widePieces: null }
+/** The last encoding, valid until the next call: the buffer, its header and bytes. */
+export const transport = { buffer: null, header: null, bytes: null }
 
-// The views being written (also in `transport`) and the long strings met. The write position is
+// The views being written (also in `transport`). The write position is
 // passed along and returned (a local, not a module binding: faster), -1 when the value must take
 // the class path.
 let header
 let bytes
 let view
-let pieces = null
-let widePieces = null
 // The agent id and tool name the bytes start with (null: unknown), and how many bytes they take:
 // the next call mostly has the same ones, and then needs not write them again.
 let prefixAgentId = null
@@ -118,27 +108,13 @@ const OBJECT_MARK = Symbol('object')
 // Values with more scalars, keys and containers than this are not kept.
 const MAX_SNAPSHOT = 1 << 16
 
-// Whether long strings are written into the buffer too, instead of passed in `pieces`.
-let inlineLongStrings = false
-
 // Node's Buffer copies a string's code units into the bytes natively (for a string V8 keeps one
 // byte a unit, a memory copy): from a few dozen units on, cheaper than charCodeAt one unit at a
-// time, and than handing a long string over as a piece, up to a length past which the buffer
-// would grow for one call and be given back after it. Not there outside Node (a browser).
+// time. Not there outside Node (a browser).
 const NodeBuffer = globalThis.Buffer
 const NATIVE_COPY = 32
-const NATIVE_COPY_MAX = 1 << 14
 // A Buffer over the bytes' memory, when Node's Buffer is there.
 let nodeBytes
-
-/**
- * With `on`, long strings are written into the buffer like short ones: for the WASI build, whose
- * Node-API copies a string handed over one code unit at a time, about ten times slower than the
- * walk writes it.
- */
-export function writeLongStringsInline(on) {
-  inlineLongStrings = on
-}
 
 /** Puts the views in one new buffer with room for `capacity` bytes, keeping what is written. */
 function allocate(capacity, kept = 0) {
@@ -161,38 +137,47 @@ function grow(needed, kept) {
 }
 
 /**
- * Writes a string at `at`: its tag, its length and its code units, one byte each when they all
- * fit in one. A long string is left for Rust to read in: a tag and its index among the pieces.
- * Returns the position after it, or -1 when the buffer would grow past the cap.
+ * Writes a string at `at`: its tag, its length (LEB128) and its code units, one byte each when
+ * they all fit in one. Returns the position after it, or -1 when the buffer would grow past the cap.
  */
 function string(text, at) {
   const length = text.length
-  if (length >= NATIVE_COPY && length < NATIVE_COPY_MAX && nodeBytes !== undefined) return copied(text, at)
-  if (length >= LONG_STRING) return inlineLongStrings ? longInline(text, at) : long(text, at)
-  // Room for the wide form; the length takes one byte.
-  const end = at + 2 + 2 * length
+  if (length >= NATIVE_COPY && nodeBytes !== undefined) return copied(text, at)
+  // Room for the wide form; the length takes at most 4 bytes (strings are shorter than MAX_BYTES).
+  const end = at + 5 + 2 * length
   if (end > bytes.length && !grow(end, at)) return -1
   // Locals, not the module's bindings, inside the loops.
   const out = bytes
+  const tag = at
+  at = writeLength(length, at + 1)
   let all = 0
   for (let i = 0; i < length; i++) {
     const unit = text.charCodeAt(i)
     all |= unit
     // A Uint8Array keeps the low byte: only right when every unit fits, checked below.
-    out[at + 2 + i] = unit
+    out[at + i] = unit
   }
-  out[at + 1] = length
   if (all <= 0xff) {
-    out[at] = NARROW
-    return at + 2 + length
+    out[tag] = NARROW
+    return at + length
   }
-  out[at] = WIDE
+  out[tag] = WIDE
   for (let i = 0; i < length; i++) {
     const unit = text.charCodeAt(i)
-    out[at + 2 + 2 * i] = unit
-    out[at + 3 + 2 * i] = unit >> 8
+    out[at + 2 * i] = unit
+    out[at + 2 * i + 1] = unit >> 8
   }
-  return end
+  return at + 2 * length
+}
+
+/** Writes `length` at `at` in LEB128; returns the position after it. */
+function writeLength(length, at) {
+  while (length >= 0x80) {
+    bytes[at++] = (length & 0x7f) | 0x80
+    length >>>= 7
+  }
+  bytes[at++] = length
+  return at
 }
 
 /**
@@ -231,49 +216,15 @@ function stringToSlot(text, at, slot) {
   return next
 }
 
-/** `string` by Node's Buffer: the tag, the length in LEB128, and the code units copied natively. */
+/** `string` by Node's Buffer: the tag, the length, and the code units copied natively. */
 function copied(text, at) {
   const length = text.length
-  // The length takes at most 4 bytes: strings in the buffer are shorter than MAX_BYTES.
   const end = at + 5 + 2 * length
   if (end > bytes.length && !grow(end, at)) return -1
   const oneByte = narrow(text)
-  bytes[at++] = oneByte ? NARROW : WIDE
-  let rest = length
-  while (rest >= 0x80) {
-    bytes[at++] = (rest & 0x7f) | 0x80
-    rest >>>= 7
-  }
-  bytes[at++] = rest
+  bytes[at] = oneByte ? NARROW : WIDE
+  at = writeLength(length, at + 1)
   return at + nodeBytes.write(text, at, oneByte ? 'latin1' : 'utf16le')
-}
-
-/** A long string written in place: `string` with a length of more than one LEB128 byte. */
-function longInline(text, at) {
-  const length = text.length
-  // The length takes at most 4 bytes: strings in the buffer are shorter than MAX_BYTES.
-  const end = at + 5 + 2 * length
-  if (end > bytes.length && !grow(end, at)) return -1
-  let all = 0
-  for (let i = 0; i < length; i++) all |= text.charCodeAt(i)
-  const out = bytes
-  out[at++] = all <= 0xff ? NARROW : WIDE
-  let rest = length
-  while (rest >= 0x80) {
-    out[at++] = (rest & 0x7f) | 0x80
-    rest >>>= 7
-  }
-  out[at++] = rest
-  if (all <= 0xff) {
-    for (let i = 0; i < length; i++) out[at + i] = text.charCodeAt(i)
-    return at + length
-  }
-  for (let i = 0; i < length; i++) {
-    const unit = text.charCodeAt(i)
-    out[at + 2 * i] = unit
-    out[at + 2 * i + 1] = unit >> 8
-  }
-  return at + 2 * length
 }
 
 // A code unit past 0xff. V8 answers at once for a string it stores one byte a code unit, and
@@ -284,34 +235,6 @@ const ENDS = 4096
 /** Whether every code unit of `text` fits in a byte. */
 function narrow(text) {
   return !WIDE_UNIT.test(text.slice(0, ENDS)) && !WIDE_UNIT.test(text.slice(-ENDS)) && !WIDE_UNIT.test(text)
-}
-
-/**
- * A long string's tag and its index among the pieces, in LEB128: `LONG` and an index into
- * `pieces` when every code unit fits in a byte (Rust reads it one byte a code unit, half the
- * bytes), else `LONG_WIDE` and an index into `widePieces`.
- */
-function long(text, at) {
-  let index
-  let tag
-  if (narrow(text)) {
-    if (pieces === null) pieces = []
-    index = pieces.push(text) - 1
-    tag = LONG
-  } else {
-    if (widePieces === null) widePieces = []
-    index = widePieces.push(text) - 1
-    tag = LONG_WIDE
-  }
-  // An index takes at most 4 bytes here: pieces are fewer than MAX_BYTES.
-  if (at + 5 > bytes.length && !grow(at + 5, at)) return -1
-  bytes[at++] = tag
-  while (index >= 0x80) {
-    bytes[at++] = (index & 0x7f) | 0x80
-    index >>>= 7
-  }
-  bytes[at++] = index
-  return at
 }
 
 /** Writes a number at `at`, as it is (Rust folds -0 and writes non-finite ones as null); returns the position after it, or -1 past the cap. */
@@ -443,7 +366,6 @@ function writeResult(result, at) {
 export function encode(value, agentId = '', tool = '', handle = 0, withResult = false, result = undefined, keep = false) {
   snapshot = null
   try {
-    pieces = widePieces = null
     if (typeof objectPrototype.toJSON === 'function' || !prototypeUnchanged()) return false
     let at
     if (agentId === prefixAgentId && tool === prefixTool) {
@@ -451,7 +373,7 @@ export function encode(value, agentId = '', tool = '', handle = 0, withResult = 
       at = prefixLength
     } else {
       prefixAgentId = prefixTool = null
-      if (agentId.length >= LONG_STRING || tool.length >= LONG_STRING) return false
+      if (agentId.length >= LONG_NAME || tool.length >= LONG_NAME) return false
       // The agent id and the tool name take at most 2 * 2 * 127 + 4 bytes, fewer than INITIAL_BYTES.
       at = string(tool, string(agentId, 0))
       prefixAgentId = agentId
@@ -470,10 +392,6 @@ export function encode(value, agentId = '', tool = '', handle = 0, withResult = 
     header[RESULT_START] = resultStart
     header[HANDLE] = handle
     header[LENGTH] = at
-    header[PIECES] = pieces === null ? 0 : pieces.length
-    header[WIDE_PIECES] = widePieces === null ? 0 : widePieces.length
-    transport.pieces = pieces
-    transport.widePieces = widePieces
     if (keep && !withResult) {
       const flat = []
       if (flatten(value, flat, 0)) {
@@ -493,8 +411,6 @@ export function encode(value, agentId = '', tool = '', handle = 0, withResult = 
       allocate(INITIAL_BYTES)
     }
     return false
-  } finally {
-    pieces = widePieces = null
   }
 }
 
@@ -590,10 +506,9 @@ function same(value, kept) {
   return typeof value === 'number' ? Object.is(value, kept) : value === kept
 }
 
-/** Lets go of the last encoding's strings and drops an oversized buffer once Rust has read it. */
+/** Drops an oversized buffer once Rust has read it (see KEEP_BYTES). */
 export function release() {
-  transport.pieces = transport.widePieces = null
-  if (bytes.length > KEEP_BYTES) {
+  if (bytes.length > KEEP_BYTES && header[LENGTH] * 4 < bytes.length) {
     bytes = undefined
     prefixAgentId = prefixTool = null
     allocate(INITIAL_BYTES)

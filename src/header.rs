@@ -12,14 +12,10 @@
 pub(crate) const HANDLE: usize = 0;
 /// Header slot: how many bytes follow the header.
 pub(crate) const LENGTH: usize = 1;
-/// Header slot: how many narrow long strings the call's pieces hold.
-pub(crate) const PIECES: usize = 2;
 /// Header slot: where among the bytes the tool result starts (0: none).
-pub(crate) const RESULT_START: usize = 3;
-/// Header slot: how many wide long strings the call's wide pieces hold.
-pub(crate) const WIDE_PIECES: usize = 4;
+pub(crate) const RESULT_START: usize = 2;
 /// The header's length, in `f64`s.
-pub(crate) const HEADER: usize = 5;
+pub(crate) const HEADER: usize = 3;
 
 use napi::{Error, Result, Status};
 
@@ -70,16 +66,12 @@ mod tests {
             ("ARRAY", tag::ARRAY),
             ("OBJECT", tag::OBJECT),
             ("END", tag::END),
-            ("LONG", tag::LONG),
             ("ABSENT", tag::ABSENT),
-            ("LONG_WIDE", tag::LONG_WIDE),
         ];
         let slots = [
             ("HANDLE", HANDLE),
             ("LENGTH", LENGTH),
-            ("PIECES", PIECES),
             ("RESULT_START", RESULT_START),
-            ("WIDE_PIECES", WIDE_PIECES),
         ];
         let mut out = String::from("// The transport's tags (core/src/transport.rs).\n");
         for (name, value) in tags {

@@ -3,8 +3,7 @@
 //! sorted (array indices first, numerically, then by UTF-16 code units), of
 //! duplicates the later one wins, members without a JSON form are left out and
 //! such elements written `null`; numbers are written as JSON prints them alike
-//! (`-0` as `0`, non-finite ones as `null`), long strings inline like the
-//! others. With `ignoreArguments`, the members its key paths name are left out
+//! (`-0` as `0`, non-finite ones as `null`). With `ignoreArguments`, the members its key paths name are left out
 //! too. The canonical text (`canonical`) is read off the form.
 //!
 //! The transport is checked in full first (`transport::check`), so this
@@ -13,12 +12,11 @@
 
 use std::cmp::Ordering;
 
-use crate::arguments::Pieces;
 use crate::form::tag::{ARRAY, END, NULL, NUMBER, OBJECT};
-use crate::form::{push_len, push_string, string_span};
+use crate::form::{push_len, string_span};
 use crate::ignore::KeyPath;
-use crate::transport::tag::{ABSENT, LONG, LONG_WIDE, NARROW, WIDE};
-use crate::transport::{container_end, piece, value_end, SIZE_BYTES};
+use crate::transport::tag::{ABSENT, NARROW, WIDE};
+use crate::transport::{container_end, value_end, SIZE_BYTES};
 
 /// A string of the transport, as its code units lie.
 #[derive(Clone, Copy)]
@@ -27,8 +25,6 @@ enum Units<'a> {
     Narrow(&'a [u8]),
     /// Two bytes a unit, little-endian.
     Wide(&'a [u8]),
-    /// A wide piece.
-    Utf16(&'a [u16]),
 }
 
 impl<'a> Units<'a> {
@@ -36,27 +32,21 @@ impl<'a> Units<'a> {
         match self {
             Units::Narrow(bytes) => bytes.len(),
             Units::Wide(bytes) => bytes.len() / 2,
-            Units::Utf16(units) => units.len(),
         }
     }
 
     fn iter(self) -> impl Iterator<Item = u16> + 'a {
-        let (narrow, wide, utf16) = match self {
-            Units::Narrow(bytes) => (bytes, &[][..], &[][..]),
-            Units::Wide(bytes) => (&[][..], bytes, &[][..]),
-            Units::Utf16(units) => (&[][..], &[][..], units),
+        let (narrow, wide) = match self {
+            Units::Narrow(bytes) => (bytes, &[][..]),
+            Units::Wide(bytes) => (&[][..], bytes),
         };
-        // Two of the three are empty.
+        // One of the two is empty.
         let wide = wide
             .as_chunks::<2>()
             .0
             .iter()
             .map(|pair| u16::from_le_bytes(*pair));
-        narrow
-            .iter()
-            .map(|&byte| u16::from(byte))
-            .chain(wide)
-            .chain(utf16.iter().copied())
+        narrow.iter().map(|&byte| u16::from(byte)).chain(wide)
     }
 
     /// UTF-16 code-unit order.
@@ -101,7 +91,6 @@ impl<'a> Units<'a> {
                 push_len(out, WIDE, bytes.len() / 2);
                 out.extend_from_slice(bytes);
             }
-            Units::Utf16(units) => push_string(out, units),
         }
     }
 }
@@ -116,19 +105,12 @@ pub(crate) struct Member {
     value: usize,
 }
 
-/// Where a key's code units lie: a span of the bytes (`wide`: two bytes a
-/// unit), or a piece.
+/// Where a key's code units lie: a span of the bytes (`wide`: two bytes a unit).
 #[derive(Clone, Copy, Debug)]
-enum KeyAt {
-    Bytes {
-        start: usize,
-        end: usize,
-        wide: bool,
-    },
-    Piece {
-        index: usize,
-        wide: bool,
-    },
+struct KeyAt {
+    start: usize,
+    end: usize,
+    wide: bool,
 }
 
 /// An open container of the walk.
@@ -156,44 +138,28 @@ pub(crate) struct Walk {
     pub(crate) removed: Vec<bool>,
 }
 
-/// A checked transport with its long strings.
+/// A checked transport.
 struct Source<'a> {
     bytes: &'a [u8],
-    pieces: Pieces<'a>,
 }
 
 impl<'a> Source<'a> {
     /// Where the code units of the string whose tag is at `at` (a checked one) lie, and where
     /// the string ends.
     fn locate(&self, at: usize) -> (KeyAt, usize) {
-        if let Some(&(LONG | LONG_WIDE)) = self.bytes.get(at) {
-            if let Some((index, wide, end)) = piece(self.bytes, at, (usize::MAX, usize::MAX)) {
-                return (KeyAt::Piece { index, wide }, end);
-            }
-        }
         // A checked transport's strings always read; were one not to, the walk ends there.
         let none = (false, at, self.bytes.len());
         let (wide, start, end) = string_span(self.bytes, at).unwrap_or(none);
-        (KeyAt::Bytes { start, end, wide }, end)
+        (KeyAt { start, end, wide }, end)
     }
 
     /// The code units at `key`.
-    fn units(&self, key: KeyAt) -> Units<'a> {
-        match key {
-            KeyAt::Bytes { start, end, wide } => {
-                let bytes = self.bytes.get(start..end).unwrap_or_default();
-                if wide {
-                    Units::Wide(bytes)
-                } else {
-                    Units::Narrow(bytes)
-                }
-            }
-            KeyAt::Piece { index, wide: false } => {
-                Units::Narrow(self.pieces.narrow.get(index).copied().unwrap_or_default())
-            }
-            KeyAt::Piece { index, wide: true } => {
-                Units::Utf16(self.pieces.wide.get(index).copied().unwrap_or_default())
-            }
+    fn units(&self, KeyAt { start, end, wide }: KeyAt) -> Units<'a> {
+        let bytes = self.bytes.get(start..end).unwrap_or_default();
+        if wide {
+            Units::Wide(bytes)
+        } else {
+            Units::Narrow(bytes)
         }
     }
 
@@ -205,7 +171,7 @@ impl<'a> Source<'a> {
     /// Where the value whose tag is at `at` ends.
     fn end(&self, at: usize) -> usize {
         match self.tag(at) {
-            NARROW | WIDE | LONG | LONG_WIDE => self.locate(at).1,
+            NARROW | WIDE => self.locate(at).1,
             _ => value_end(self.bytes, at).unwrap_or(self.bytes.len()),
         }
     }
@@ -222,17 +188,11 @@ impl<'a> Source<'a> {
     }
 }
 
-/// Appends the key form of the checked transport `bytes` (with `pieces`) to
+/// Appends the key form of the checked transport `bytes` to
 /// `out`, without the members the key paths `ignored` name (`walk.removed`
 /// then says which of them left something out).
-pub(crate) fn write(
-    bytes: &[u8],
-    pieces: Pieces<'_>,
-    ignored: &[KeyPath],
-    out: &mut Vec<u8>,
-    walk: &mut Walk,
-) {
-    let source = Source { bytes, pieces };
+pub(crate) fn write(bytes: &[u8], ignored: &[KeyPath], out: &mut Vec<u8>, walk: &mut Walk) {
+    let source = Source { bytes };
     let Walk {
         frames,
         members,
@@ -334,7 +294,7 @@ fn write_value(
                 None => out.push(NULL),
             }
         }
-        NARROW | WIDE | LONG | LONG_WIDE => source.string(at).write(out),
+        NARROW | WIDE => source.string(at).write(out),
         ARRAY => {
             out.push(ARRAY);
             let end = container_end(bytes, at).unwrap_or(at);

@@ -63,7 +63,7 @@ mod transport;
 mod windows;
 
 // What the binding, the integration tests and the fuzz targets use.
-pub use arguments::{Arguments, Pieces};
+pub use arguments::Arguments;
 pub use canonical::{canonicalize_json, Sink};
 pub use config::{GuardConfig, RawValue, SHOWN_ITEMS};
 pub use error::{CanonicalError, ConfigError, Hint};

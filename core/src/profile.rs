@@ -16,7 +16,7 @@ use std::time::Instant;
 use crate::key::digest_form;
 use crate::scratch::Scratch;
 use crate::side_by_side;
-use crate::{Arguments, Call, Guard, GuardConfig, Pieces, RawConfig};
+use crate::{Arguments, Call, Guard, GuardConfig, RawConfig};
 
 fn read_calls(path: &str) -> Vec<Vec<u8>> {
     let file = std::fs::read(path).expect("PROFILE_CALLS names a readable file");
@@ -34,10 +34,7 @@ const TOOL: &[u16] = &[0x67, 0x72, 0x65, 0x70];
 const AGENT: &[u16] = &[0x61];
 
 fn transport(bytes: &[u8]) -> Arguments<'_> {
-    Arguments::Transport {
-        bytes,
-        pieces: Pieces::NONE,
-    }
+    Arguments::Transport(bytes)
 }
 
 /// Mean ns per call of `stage` run on every call in turn, `passes` times.
@@ -85,7 +82,7 @@ fn stages_of_a_new_call() {
                 black_box(guard.observe(call).unwrap());
             }),
             time_pairs(&calls, passes, |last, bytes| {
-                black_box(side_by_side::compare(last, bytes, (0, 0), &mut open));
+                black_box(side_by_side::compare(last, bytes, &mut open));
             }),
         ];
         // The first round warms up.

@@ -3,7 +3,7 @@
 //! transport first; a raw string as one string), with buffers kept in
 //! [`Scratch`].
 
-use crate::arguments::{Arguments, Pieces};
+use crate::arguments::Arguments;
 use crate::error::CanonicalError;
 use crate::form::push_string;
 use crate::ignore::KeyPath;
@@ -71,12 +71,12 @@ pub(crate) fn write_form(
         form,
         ..
     } = scratch;
-    let (bytes, pieces) = match arguments {
+    let bytes = match arguments {
         Arguments::Json(text) => {
             json::to_transport(text.as_bytes(), converted, converting, units)?;
-            (&converted[..], Pieces::NONE)
+            &converted[..]
         }
-        Arguments::Transport { bytes, pieces } => (bytes, pieces),
+        Arguments::Transport(bytes) => bytes,
         Arguments::Text(units) => {
             push_string(form, units);
             walk.removed.clear();
@@ -84,7 +84,7 @@ pub(crate) fn write_form(
             return Ok(());
         }
     };
-    transport::check(bytes, (pieces.narrow.len(), pieces.wide.len()), open)?;
-    key_form::write(bytes, pieces, ignored, form, walk);
+    transport::check(bytes, open)?;
+    key_form::write(bytes, ignored, form, walk);
     Ok(())
 }

@@ -15,24 +15,15 @@
 //! else is left to the keys: a key that differs (members in another order, or
 //! one more), a member absent on one side, numbers JSON writes alike.
 //!
-//! The call kept must be well formed, and both must refer to the same long
-//! strings (a reference to one is never where a difference is certain). The
-//! new call is checked as the transport reader checks it, from where it
-//! differs on (what comes before is the call kept's): a call said to differ
-//! is well formed. Two calls of the same bytes whose long strings differ are
-//! stepped down to the first reference to one that differs in the same way
-//! (`strings_differ`). Every read is checked, and anything unexpected is "not
-//! certain".
+//! The call kept must be well formed. The new call is checked as the
+//! transport reader checks it, from where it differs on (what comes before is
+//! the call kept's): a call said to differ is well formed. Every read is
+//! checked, and anything unexpected is "not certain".
 
-use crate::arguments::Pieces;
 use crate::form::string_span;
 use crate::key_form::json_number;
-use crate::transport::tag::{
-    ABSENT, ARRAY, END, FALSE, LONG, LONG_WIDE, NARROW, NULL, NUMBER, OBJECT, TRUE, WIDE,
-};
-use crate::transport::{
-    container_end, piece, value_end, well_formed_from, Open, PieceCounts, SIZE_BYTES,
-};
+use crate::transport::tag::{ABSENT, ARRAY, END, FALSE, NARROW, NULL, NUMBER, OBJECT, TRUE, WIDE};
+use crate::transport::{container_end, value_end, well_formed_from, Open, SIZE_BYTES};
 
 /// What a side-by-side read tells of two calls' transports.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -48,83 +39,29 @@ pub(crate) enum Verdict {
 /// Whether the transports `kept`, well formed, and `call` are the same bytes,
 /// or have canonical values that certainly differ, `call` being well formed
 /// too (checked here: from the first difference on, the bytes before it being
-/// `kept`'s). Both refer to the same long strings, `pieces` of each kind (a
-/// value that refers to one is never the first difference). `open` is room
-/// for the containers around the difference.
-pub(crate) fn compare(
-    kept: &[u8],
-    call: &[u8],
-    pieces: PieceCounts,
-    open: &mut Vec<Open>,
-) -> Verdict {
+/// `kept`'s). `open` is room for the containers around the difference.
+pub(crate) fn compare(kept: &[u8], call: &[u8], open: &mut Vec<Open>) -> Verdict {
     open.clear();
     let first = first_difference(kept, call, 0);
     if first == kept.len() && first == call.len() {
         return Verdict::Same;
     }
-    match descend(kept, call, first, open, false) {
-        Some((true, start)) if well_formed_from(call, start, pieces, open) => Verdict::Differ,
+    match descend(kept, call, first, open) {
+        Some((true, start)) if well_formed_from(call, start, open) => Verdict::Differ,
         _ => Verdict::Unknown,
     }
 }
 
-/// Whether two calls of the same `bytes`, well formed, whose long strings (`kept` and `call`, as
-/// many of each kind) differ have canonical values that certainly differ: the first long string
-/// referred to that differs is a value, and each member on the way down to it has a key that does
-/// not come again later in its object.
-pub(crate) fn strings_differ(
-    bytes: &[u8],
-    (kept, call): (Pieces<'_>, Pieces<'_>),
-    open: &mut Vec<Open>,
-) -> bool {
-    open.clear();
-    let mut at = 0;
-    // Tag by tag, into containers, to the first reference to a long string that differs.
-    while let Some(&tag) = bytes.get(at) {
-        at = match tag {
-            ARRAY | OBJECT => at + 1 + SIZE_BYTES,
-            END => at + 1,
-            LONG | LONG_WIDE => {
-                let counts = (kept.narrow.len(), kept.wide.len());
-                let Some((index, wide, end)) = piece(bytes, at, counts) else {
-                    return false;
-                };
-                let differs = if wide {
-                    kept.wide.get(index) != call.wide.get(index)
-                } else {
-                    kept.narrow.get(index) != call.narrow.get(index)
-                };
-                if differs {
-                    return matches!(descend(bytes, bytes, at, open, true), Some((true, _)));
-                }
-                end
-            }
-            _ => match value_end(bytes, at) {
-                Some(end) => end,
-                None => return false,
-            },
-        };
-    }
-    false
-}
-
 /// Steps down from the top of `a` and `b` to their first difference, at
-/// `first`: whether the values there certainly differ (`strings`: they are long strings that
-/// differ), and where the member or element holding them starts, `open` holding `b`'s containers
-/// around it. `None` where a read fails.
-fn descend(
-    a: &[u8],
-    b: &[u8],
-    mut first: usize,
-    open: &mut Vec<Open>,
-    strings: bool,
-) -> Option<(bool, usize)> {
+/// `first`: whether the values there certainly differ, and where the member or element holding
+/// them starts, `open` holding `b`'s containers around it. `None` where a read fails.
+fn descend(a: &[u8], b: &[u8], mut first: usize, open: &mut Vec<Open>) -> Option<(bool, usize)> {
     // The value both sides hold at `at` (the same bytes before `first`), whether it is an
     // array's element (where an absent value is `null`), and where its member starts.
     let (mut at, mut element, mut start) = (0, false, 0);
     loop {
         if first == at {
-            return Some((strings || kinds_differ(a, b, at, element), start));
+            return Some((kinds_differ(a, b, at, element), start));
         }
         let tag = *a.get(at)?;
         match tag {
@@ -142,7 +79,7 @@ fn descend(
                     if first == member {
                         // Where one side ends or holds another kind of value. A key that
                         // differs, or a member more, may be members in another order.
-                        let differ = strings || kinds_differ(a, b, member, true);
+                        let differ = kinds_differ(a, b, member, true);
                         return Some((!object && differ, member));
                     }
                     // An object member's key (whether wide, where its code units start), and the value.
@@ -281,7 +218,7 @@ fn met_again(bytes: &[u8], mut at: usize, end: usize, (wide, name): (bool, &[u8]
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::arguments::{Arguments, Pieces};
+    use crate::arguments::Arguments;
     use crate::form::push_string;
     use crate::key::call_key;
     use crate::scratch::Scratch;
@@ -319,24 +256,21 @@ mod tests {
     fn said_to_differ(a: &str, b: &str) -> bool {
         let (a, b) = (transport(a), transport(b));
         for bytes in [&a, &b] {
-            assert!(check(bytes, (0, 0), &mut Vec::new()).is_ok(), "{bytes:?}");
+            assert!(check(bytes, &mut Vec::new()).is_ok(), "{bytes:?}");
         }
         let key = |bytes| {
-            let arguments = Arguments::Transport {
-                bytes,
-                pieces: Pieces::NONE,
-            };
+            let arguments = Arguments::Transport(bytes);
             call_key(&[0x74], arguments, &mut Scratch::default()).unwrap()
         };
         let open = &mut Vec::new();
-        let verdict = compare(&a, &b, (0, 0), open);
+        let verdict = compare(&a, &b, open);
         assert_ne!(verdict, Verdict::Same, "not the same bytes");
         let said = verdict == Verdict::Differ;
         assert!(
             !said || key(&a) != key(&b),
             "said to differ, with the same key"
         );
-        assert_eq!(compare(&b, &a, (0, 0), open), verdict, "not symmetric");
+        assert_eq!(compare(&b, &a, open), verdict, "not symmetric");
         said
     }
 
@@ -373,8 +307,8 @@ mod tests {
         let kept = transport("{ a [ 1 2 ] b { c x } d 0 }");
         let call = transport("{ a [ 1 3 ] b { c x } d 0 }");
         let open = &mut Vec::new();
-        assert_eq!(compare(&kept, &call, (0, 0), open), Verdict::Differ);
-        assert_eq!(compare(&kept, &kept.clone(), (0, 0), open), Verdict::Same);
+        assert_eq!(compare(&kept, &call, open), Verdict::Differ);
+        assert_eq!(compare(&kept, &kept.clone(), open), Verdict::Same);
         let at = |bytes: &[u8], tag| bytes.iter().rposition(|&b| b == tag).unwrap();
         let mut cut = call.clone();
         cut.pop();
@@ -389,9 +323,9 @@ mod tests {
         let mut bad_key = call.clone();
         bad_key[at(&call, b'd') - 1] = 7;
         for malformed in [cut, longer, bad_tag, inner_size, root_size, bad_key] {
-            assert!(check(&malformed, (0, 0), open).is_err(), "{malformed:?}");
+            assert!(check(&malformed, open).is_err(), "{malformed:?}");
             assert_eq!(
-                compare(&kept, &malformed, (0, 0), open),
+                compare(&kept, &malformed, open),
                 Verdict::Unknown,
                 "{malformed:?}"
             );

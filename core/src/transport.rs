@@ -10,13 +10,11 @@
 //! | [`tag::NULL`], [`tag::FALSE`], [`tag::TRUE`] | | `null`, `false`, `true` |
 //! | [`tag::NUMBER`] | 8 bytes, IEEE-754 little-endian | any number |
 //! | [`tag::NARROW`], [`tag::WIDE`] | a length, code units | a string, as in the key form (`form`) |
-//! | [`tag::LONG`] | an index (LEB128) | a long string passed as it is: that one of the narrow pieces |
-//! | [`tag::LONG_WIDE`] | an index (LEB128) | that one of the wide pieces |
 //! | [`tag::ABSENT`] | | `undefined`, a function or a symbol |
 //! | [`tag::ARRAY`] | its size, values, [`tag::END`] | an array |
 //! | [`tag::OBJECT`] | its size, (key string, value) pairs, [`tag::END`] | an object |
 //!
-//! A key is a string ([`tag::NARROW`], [`tag::WIDE`], [`tag::LONG`] or [`tag::LONG_WIDE`]). The
+//! A key is a string ([`tag::NARROW`] or [`tag::WIDE`]). The
 //! whole value is a value other than [`tag::ABSENT`], with nothing after it. A container's size
 //! ([`SIZE_BYTES`] bytes, little-endian) counts the bytes after it, [`tag::END`] included: a reader
 //! can step over a member without reading it (`side_by_side`), and every reader checks it.
@@ -27,19 +25,11 @@ use crate::form::{read_len, string_span};
 /// The transport's tags, one byte each: the key form's where they mean the same.
 pub mod tag {
     pub use crate::form::tag::{ARRAY, END, FALSE, NARROW, NULL, NUMBER, OBJECT, TRUE, WIDE};
-    /// A long string passed as it is, every code unit at most 0xff; an index
-    /// into the narrow pieces follows.
-    pub const LONG: u8 = 10;
     /// A value JSON has no form for.
     pub const ABSENT: u8 = 11;
-    /// A long string passed as it is, as UTF-16; an index into the wide pieces follows.
-    pub const LONG_WIDE: u8 = 12;
 }
 
-use tag::{ABSENT, ARRAY, END, FALSE, LONG, LONG_WIDE, NARROW, NULL, NUMBER, OBJECT, TRUE, WIDE};
-
-/// How many pieces of each kind a transport may refer to: narrow, wide.
-pub(crate) type PieceCounts = (usize, usize);
+use tag::{ABSENT, ARRAY, END, FALSE, NARROW, NULL, NUMBER, OBJECT, TRUE, WIDE};
 
 /// The bytes of a container's size, after its tag.
 pub const SIZE_BYTES: usize = 4;
@@ -61,7 +51,6 @@ pub(crate) fn value_end(bytes: &[u8], at: usize) -> Option<usize> {
         NULL | FALSE | TRUE | ABSENT => Some(at + 1),
         NUMBER => Some(at + 9).filter(|&end| end <= bytes.len()),
         NARROW | WIDE => string_span(bytes, at).ok().map(|(_, _, end)| end),
-        LONG | LONG_WIDE => read_len(bytes, at + 1, usize::MAX).ok().map(|(_, end)| end),
         ARRAY | OBJECT => container_end(bytes, at),
         _ => None,
     }
@@ -75,36 +64,21 @@ pub(crate) struct Open {
     pub(crate) end: usize,
 }
 
-/// Checks `bytes`, with `pieces` long strings of each kind to refer to:
-/// every tag, length, size, string and piece index, or the error.
-pub(crate) fn check(
-    bytes: &[u8],
-    pieces: PieceCounts,
-    open: &mut Vec<Open>,
-) -> Result<(), CanonicalError> {
+/// Checks `bytes`: every tag, length, size and string, or the error.
+pub(crate) fn check(bytes: &[u8], open: &mut Vec<Open>) -> Result<(), CanonicalError> {
     open.clear();
-    check_from(bytes, 0, pieces, open)
+    check_from(bytes, 0, open)
 }
 
 /// Whether [`check`] finds a transport well formed, knowing its bytes before
 /// `at` (a member's or an element's start in the containers `open`) to be so;
 /// `open` is then the containers around it.
-pub(crate) fn well_formed_from(
-    bytes: &[u8],
-    at: usize,
-    pieces: PieceCounts,
-    open: &mut Vec<Open>,
-) -> bool {
-    check_from(bytes, at, pieces, open).is_ok()
+pub(crate) fn well_formed_from(bytes: &[u8], at: usize, open: &mut Vec<Open>) -> bool {
+    check_from(bytes, at, open).is_ok()
 }
 
 /// [`check`] from `at` inside the containers `open`.
-fn check_from(
-    bytes: &[u8],
-    mut at: usize,
-    pieces: PieceCounts,
-    open: &mut Vec<Open>,
-) -> Result<(), CanonicalError> {
+fn check_from(bytes: &[u8], mut at: usize, open: &mut Vec<Open>) -> Result<(), CanonicalError> {
     let invalid = CanonicalError::InvalidEncoding;
     loop {
         if let Some(&Open { object, end }) = open.last() {
@@ -120,13 +94,13 @@ fn check_from(
                 continue;
             }
             if object {
-                at = string(bytes, at, pieces)?;
+                at = string(bytes, at)?;
             }
         }
         match *bytes.get(at).ok_or(invalid(at))? {
             NULL | FALSE | TRUE => at += 1,
             NUMBER if at + 9 <= bytes.len() => at += 9,
-            NARROW | WIDE | LONG | LONG_WIDE => at = string(bytes, at, pieces)?,
+            NARROW | WIDE => at = string(bytes, at)?,
             // The whole value must have a JSON form: the plugin sends no other.
             ABSENT if !open.is_empty() => at += 1,
             tag @ (ARRAY | OBJECT) => {
@@ -150,30 +124,8 @@ fn check_from(
     }
 }
 
-/// The long string whose tag ([`tag::LONG`] or [`tag::LONG_WIDE`]) is at
-/// `at`: its index among the pieces of its kind, whether it is wide, and
-/// where its reference ends; `None` for an index past the `pieces` there are.
-#[inline]
-pub(crate) fn piece(
-    bytes: &[u8],
-    at: usize,
-    (narrow, wide): PieceCounts,
-) -> Option<(usize, bool, usize)> {
-    let (count, is_wide) = match *bytes.get(at)? {
-        LONG => (narrow, false),
-        LONG_WIDE => (wide, true),
-        _ => return None,
-    };
-    let (index, end) = read_len(bytes, at + 1, usize::MAX).ok()?;
-    (index < count).then_some((index, is_wide, end))
-}
-
 /// Checks the string whose tag is at `at`; returns where it ends.
-fn string(bytes: &[u8], at: usize, pieces: PieceCounts) -> Result<usize, CanonicalError> {
-    if let Some(&(LONG | LONG_WIDE)) = bytes.get(at) {
-        let (_, _, end) = piece(bytes, at, pieces).ok_or(CanonicalError::InvalidEncoding(at))?;
-        return Ok(end);
-    }
+fn string(bytes: &[u8], at: usize) -> Result<usize, CanonicalError> {
     string_span(bytes, at).map(|(_, _, end)| end)
 }
 
@@ -188,11 +140,10 @@ pub fn sized(bytes: &[u8]) -> Vec<u8> {
     while let Some(&tag) = bytes.get(at) {
         let skip = match tag {
             NUMBER => 9,
-            NARROW | WIDE | LONG | LONG_WIDE => match read_len(bytes, at + 1, usize::MAX) {
+            NARROW | WIDE => match read_len(bytes, at + 1, usize::MAX) {
                 // A length past the bytes (any up to usize::MAX) takes the rest of them.
                 Ok((len, end)) if tag == NARROW => (end - at).saturating_add(len),
-                Ok((len, end)) if tag == WIDE => (end - at).saturating_add(len.saturating_mul(2)),
-                Ok((_, end)) => end - at,
+                Ok((len, end)) => (end - at).saturating_add(len.saturating_mul(2)),
                 Err(_) => 1,
             },
             ARRAY | OBJECT => {
@@ -227,7 +178,7 @@ pub fn sized(bytes: &[u8]) -> Vec<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::arguments::{Arguments, Pieces};
+    use crate::arguments::Arguments;
     use crate::form::push_string;
     use crate::key::call_key;
     use crate::scratch::Scratch;
@@ -242,14 +193,13 @@ mod tests {
     }
 
     /// The canonical text of `bytes`, a transport written without sizes.
-    fn canonical(bytes: &[u8], pieces: Pieces<'_>) -> Result<String, CanonicalError> {
+    fn canonical(bytes: &[u8]) -> Result<String, CanonicalError> {
         let mut out = String::new();
-        let bytes = &sized(bytes);
-        Arguments::Transport { bytes, pieces }.write_canonical(&mut out)?;
+        Arguments::Transport(&sized(bytes)).write_canonical(&mut out)?;
         Ok(out)
     }
 
-    /// {"b": [1.5, -0, NaN, undefined], "10": "x", "9": true, "é": "😀", "gone": undefined, "a": <piece 0>}
+    /// {"b": [1.5, -0, NaN, undefined], "10": "x", "9": true, "é": "😀", "gone": undefined, "a": "long"}
     fn unsorted() -> Vec<u8> {
         let mut bytes = vec![OBJECT];
         text(&mut bytes, "b");
@@ -271,18 +221,15 @@ mod tests {
         text(&mut bytes, "gone");
         bytes.push(ABSENT);
         text(&mut bytes, "a");
-        bytes.extend([LONG, 0, END]);
+        text(&mut bytes, "long");
+        bytes.push(END);
         bytes
     }
 
     #[test]
     fn every_canonical_rule_is_applied_to_a_value_as_javascript_holds_it() {
-        let pieces = Pieces {
-            narrow: &[b"long"],
-            wide: &[],
-        };
         assert_eq!(
-            canonical(&unsorted(), pieces),
+            canonical(&unsorted()),
             Ok(
                 "{\"9\":true,\"10\":\"x\",\"a\":\"long\",\"b\":[1.5,0,null,null],\"é\":\"😀\"}"
                     .to_owned()
@@ -292,10 +239,7 @@ mod tests {
         let json = "{\"a\":\"long\",\"é\":\"😀\",\"b\":[1.5,0,null,null],\"10\":\"x\",\"9\":true}";
         let key = |arguments| call_key(&[0x74], arguments, &mut Scratch::default());
         assert_eq!(
-            key(Arguments::Transport {
-                bytes: &sized(&unsorted()),
-                pieces
-            }),
+            key(Arguments::Transport(&sized(&unsorted()))),
             key(Arguments::Json(json))
         );
     }
@@ -308,38 +252,25 @@ mod tests {
             bytes.push(value);
         }
         bytes.push(END);
-        assert_eq!(
-            canonical(&bytes, Pieces::NONE),
-            Ok("{\"b\":false}".to_owned())
-        );
+        assert_eq!(canonical(&bytes), Ok("{\"b\":false}".to_owned()));
     }
 
     #[test]
-    fn wide_and_long_keys_sort_with_the_others() {
-        let long: Vec<u16> = "ā".repeat(3).encode_utf16().collect();
+    fn wide_keys_sort_with_the_others() {
         let mut bytes = vec![OBJECT];
-        for key in ["ā", "z", "", "0"] {
+        for key in ["ā", "z", "", "0", "āāā", "éé"] {
             text(&mut bytes, key);
             bytes.push(NULL);
         }
-        bytes.extend([LONG_WIDE, 0, NULL, LONG, 0, NULL, END]);
-        let pieces = Pieces {
-            narrow: &[&[0xe9, 0xe9]],
-            wide: &[&long],
-        };
+        bytes.push(END);
         assert_eq!(
-            canonical(&bytes, pieces),
+            canonical(&bytes),
             Ok("{\"0\":null,\"\":null,\"z\":null,\"éé\":null,\"ā\":null,\"āāā\":null}".to_owned())
         );
     }
 
     #[test]
     fn a_malformed_transport_is_an_error() {
-        // One narrow piece ("a"), no wide one.
-        let one_narrow = Pieces {
-            narrow: &[b"a"],
-            wide: &[],
-        };
         let mut number_cut = vec![ARRAY];
         number_cut.extend([NUMBER, 0, 0]);
         for bytes in [
@@ -352,22 +283,16 @@ mod tests {
             &[NARROW, 3, b'a', b'b'],
             &[NARROW, 0x80],
             &[WIDE, 1, b'a', 0],
-            &[LONG, 1],
-            &[LONG, 0x80, 0],
-            &[LONG_WIDE, 0],
-            &[LONG_WIDE, 1],
+            &[10],
+            &[12, 0],
             &[ARRAY, NULL],
             &[ARRAY, END, END],
             &[OBJECT, NULL, END],
             &[OBJECT, NARROW, 1, b'a', END],
             &[OBJECT, ABSENT, NULL, END],
         ] {
-            assert!(
-                canonical(bytes, one_narrow).is_err(),
-                "{bytes:?} should be rejected"
-            );
+            assert!(canonical(bytes).is_err(), "{bytes:?} should be rejected");
         }
-        assert_eq!(canonical(&[LONG, 0], one_narrow), Ok("\"a\"".to_owned()));
         // Sizes that do not match what the container holds.
         for bytes in [
             &[ARRAY, 0, 0, 0, 0, END][..],
@@ -380,12 +305,10 @@ mod tests {
             &[ARRAY, 8, 0, 0, 0, ARRAY, 3, 0, 0, 0, NULL, END, END],
         ] {
             let mut out = String::new();
-            let transport = Arguments::Transport {
-                bytes,
-                pieces: Pieces::NONE,
-            };
             assert!(
-                transport.write_canonical(&mut out).is_err(),
+                Arguments::Transport(bytes)
+                    .write_canonical(&mut out)
+                    .is_err(),
                 "{bytes:?} should be rejected"
             );
         }
@@ -415,9 +338,6 @@ mod tests {
         let mut bytes = vec![ARRAY; depth];
         bytes.push(ABSENT);
         bytes.extend(std::iter::repeat_n(END, depth));
-        assert_eq!(
-            canonical(&bytes, Pieces::NONE).unwrap().len(),
-            depth * 2 + 4
-        );
+        assert_eq!(canonical(&bytes).unwrap().len(), depth * 2 + 4);
     }
 }

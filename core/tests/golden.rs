@@ -32,34 +32,14 @@ fn canonical_form_matches_v8_golden_vectors() {
     }
 }
 
-/// Long strings of a transport, owned: narrow ones (every code unit at most 0xff) and wide ones.
-#[derive(Default)]
-struct OwnedPieces {
-    narrow: Vec<Vec<u8>>,
-    wide: Vec<Vec<u16>>,
-}
-
 /// `value` in the transport's encoding (`core/src/transport.rs`) without container sizes (see
-/// `transport_sized`), members in reverse order, so that the core must sort them; strings over 8 code units passed as pieces, as `encode.js`
-/// passes long ones: narrow when every code unit fits in a byte.
-fn write_transport(value: &serde_json::Value, out: &mut Vec<u8>, pieces: &mut OwnedPieces) {
+/// `transport_sized`), members in reverse order, so that the core must sort them.
+fn write_transport(value: &serde_json::Value, out: &mut Vec<u8>) {
     use repeat_tool_guard_core::push_string;
-    use repeat_tool_guard_core::transport_tag::{
-        ARRAY, END, FALSE, LONG, LONG_WIDE, NULL, NUMBER, OBJECT, TRUE,
-    };
+    use repeat_tool_guard_core::transport_tag::{ARRAY, END, FALSE, NULL, NUMBER, OBJECT, TRUE};
     use serde_json::Value;
-    let string = |text: &str, out: &mut Vec<u8>, pieces: &mut OwnedPieces| {
-        let units: Vec<u16> = text.encode_utf16().collect();
-        let index = |len: usize| u8::try_from(len).expect("few pieces");
-        if units.len() <= 8 {
-            push_string(out, &units);
-        } else if let Ok(narrow) = units.iter().map(|&unit| u8::try_from(unit)).collect() {
-            out.extend([LONG, index(pieces.narrow.len())]);
-            pieces.narrow.push(narrow);
-        } else {
-            out.extend([LONG_WIDE, index(pieces.wide.len())]);
-            pieces.wide.push(units);
-        }
+    let string = |text: &str, out: &mut Vec<u8>| {
+        push_string(out, &text.encode_utf16().collect::<Vec<_>>());
     };
     match value {
         Value::Null => out.push(NULL),
@@ -68,19 +48,19 @@ fn write_transport(value: &serde_json::Value, out: &mut Vec<u8>, pieces: &mut Ow
             out.push(NUMBER);
             out.extend(n.as_f64().expect("finite").to_le_bytes());
         }
-        Value::String(s) => string(s, out, pieces),
+        Value::String(s) => string(s, out),
         Value::Array(items) => {
             out.push(ARRAY);
             for item in items {
-                write_transport(item, out, pieces);
+                write_transport(item, out);
             }
             out.push(END);
         }
         Value::Object(members) => {
             out.push(OBJECT);
             for (key, item) in members.iter().rev() {
-                string(key, out, pieces);
-                write_transport(item, out, pieces);
+                string(key, out);
+                write_transport(item, out);
             }
             out.push(END);
         }
@@ -89,7 +69,7 @@ fn write_transport(value: &serde_json::Value, out: &mut Vec<u8>, pieces: &mut Ow
 
 #[test]
 fn a_value_as_javascript_writes_it_canonicalizes_to_the_same_text_and_key() {
-    use repeat_tool_guard_core::{call_key, Arguments, Pieces};
+    use repeat_tool_guard_core::{call_key, Arguments};
     let mut compared = 0;
     for (input, expected) in vectors() {
         let (input, expected) = (input.as_str(), expected.as_str());
@@ -97,22 +77,10 @@ fn a_value_as_javascript_writes_it_canonicalizes_to_the_same_text_and_key() {
         let Ok(value) = serde_json::from_str::<serde_json::Value>(input) else {
             continue;
         };
-        let (mut bytes, mut pieces) = (Vec::new(), OwnedPieces::default());
-        write_transport(&value, &mut bytes, &mut pieces);
+        let mut bytes = Vec::new();
+        write_transport(&value, &mut bytes);
         let bytes = repeat_tool_guard_core::transport_sized(&bytes);
-        assert!(
-            pieces.narrow.len().max(pieces.wide.len()) < 128,
-            "an index takes one byte"
-        );
-        let narrow: Vec<&[u8]> = pieces.narrow.iter().map(Vec::as_slice).collect();
-        let wide: Vec<&[u16]> = pieces.wide.iter().map(Vec::as_slice).collect();
-        let transport = Arguments::Transport {
-            bytes: &bytes,
-            pieces: Pieces {
-                narrow: &narrow,
-                wide: &wide,
-            },
-        };
+        let transport = Arguments::Transport(&bytes);
         let mut canonical = String::new();
         transport
             .write_canonical(&mut canonical)

@@ -255,9 +255,9 @@ fn names_and_agent_ids_are_told_apart_by_lone_surrogates() {
 
 #[test]
 fn a_call_counted_again_from_the_kept_arguments_counts_as_observed() {
+    use repeat_tool_guard_core::push_string;
     use repeat_tool_guard_core::transport_sized;
     use repeat_tool_guard_core::transport_tag::{END, NULL, NUMBER, OBJECT};
-    use repeat_tool_guard_core::{push_string, Pieces};
     // {"z": null, "a": 1.5}: written unsorted, as encode.js writes it.
     let mut bytes = vec![OBJECT];
     push_string(&mut bytes, &u("z"));
@@ -267,10 +267,7 @@ fn a_call_counted_again_from_the_kept_arguments_counts_as_observed() {
     bytes.extend(1.5f64.to_le_bytes());
     bytes.push(END);
     let bytes = transport_sized(&bytes);
-    let transport = Arguments::Transport {
-        bytes: &bytes,
-        pieces: Pieces::NONE,
-    };
+    let transport = Arguments::Transport(&bytes);
     let (agent, tool) = (u("a"), u("grep"));
     let call = Call::new(&agent, &tool, transport).known_tracked();
     // One guard observes the call nine times, the other once and then counts it again.

@@ -13,7 +13,7 @@ use repeat_tool_guard_core::transport_tag::{
     ABSENT, ARRAY, END, FALSE, NULL, NUMBER, OBJECT, TRUE,
 };
 use repeat_tool_guard_core::{
-    push_string, transport_sized, Arguments, Call, Guard, GuardConfig, Pieces, RawConfig, RawValue,
+    push_string, transport_sized, Arguments, Call, Guard, GuardConfig, RawConfig, RawValue,
 };
 
 /// A value as JavaScript may hold it.
@@ -226,10 +226,7 @@ fn transports_are_counted_as_the_same_calls_as_json_text() {
                     let bytes = transport_sized(&bytes);
                     let mut json = String::new();
                     value.json(&mut json);
-                    let transport = Arguments::Transport {
-                        bytes: &bytes,
-                        pieces: Pieces::NONE,
-                    };
+                    let transport = Arguments::Transport(&bytes);
                     let ours =
                         by_transport.observe(Call::new(&agents[agent], &tools[tool], transport));
                     let theirs = by_text.observe(Call::new(

@@ -9,8 +9,7 @@
 //! - a UTF-16 string canonicalizes to the same text as its JSON literal, escaped any
 //!   way (here: every unit as `\uXXXX`), and gets the same chain key;
 //! - what serde_json parses, written in the transport's encoding as `encode.js`
-//!   writes it (members in reverse order, so the core must sort them; longer
-//!   strings as pieces), reads back to the same canonical text and has the same
+//!   writes it (members in reverse order, so the core must sort them), reads back to the same canonical text and has the same
 //!   chain key; so does it with every 0 written as `-0` and every `null` as
 //!   `NaN`, numbers JSON prints as `0` and `null`;
 //! - the bytes read as a transport, as they are and with container sizes put
@@ -28,12 +27,10 @@
 use std::cmp::Ordering;
 
 use libfuzzer_sys::fuzz_target;
-use repeat_tool_guard_core::transport_tag::{
-    ARRAY, END, FALSE, LONG, LONG_WIDE, NULL, NUMBER, OBJECT, TRUE,
-};
+use repeat_tool_guard_core::transport_tag::{ARRAY, END, FALSE, NULL, NUMBER, OBJECT, TRUE};
 use repeat_tool_guard_core::{
     call_key, canonicalize_json, push_string, transport_sized, Arguments, Call, Guard, GuardConfig,
-    Pieces, RawConfig, RawValue, Tier,
+    RawConfig, RawValue, Tier,
 };
 use serde_json::Value;
 
@@ -187,17 +184,10 @@ fn check_text(units: &[u16]) {
 /// read back to that text and key as the text does; with `odd_numbers`, every 0 is written as
 /// `-0` and every `null` as `NaN`.
 fn check_transport(text: &str, value: &Value, canonical: &str, odd_numbers: bool) {
-    let (mut bytes, mut pieces) = (Vec::new(), OwnedPieces::default());
-    write_transport(value, &mut bytes, &mut pieces, (odd_numbers, true));
+    let mut bytes = Vec::new();
+    write_transport(value, &mut bytes, (odd_numbers, true));
     let bytes = transport_sized(&bytes);
-    let (narrow, wide) = pieces.borrowed();
-    let encoded = Arguments::Transport {
-        bytes: &bytes,
-        pieces: Pieces {
-            narrow: &narrow,
-            wide: &wide,
-        },
-    };
+    let encoded = Arguments::Transport(&bytes);
     let mut walked = String::new();
     encoded
         .write_canonical(&mut walked)
@@ -218,54 +208,12 @@ fn check_transport(text: &str, value: &Value, canonical: &str, odd_numbers: bool
 const T: [u16; 1] = [b't' as u16];
 const A: [u16; 1] = [b'a' as u16];
 
-/// Long strings of a transport, owned: narrow ones (every code unit at most 0xff) and wide ones.
-#[derive(Default)]
-struct OwnedPieces {
-    narrow: Vec<Vec<u8>>,
-    wide: Vec<Vec<u16>>,
-}
-
-impl OwnedPieces {
-    /// The lists of slices a [`Pieces`] refers to.
-    fn borrowed(&self) -> (Vec<&[u8]>, Vec<&[u16]>) {
-        (
-            self.narrow.iter().map(Vec::as_slice).collect(),
-            self.wide.iter().map(Vec::as_slice).collect(),
-        )
-    }
-}
-
 /// `value` in the transport's encoding as `encode.js` writes it, without container sizes (see
 /// `transport_sized`), members in reverse order when `reverse` and
-/// numbers as they are (with `odd_numbers`, 0 as `-0` and `null` as `NaN`); strings of more
-/// than 8 code units passed as pieces, narrow when every code unit fits in a byte.
-fn write_transport(
-    value: &Value,
-    out: &mut Vec<u8>,
-    pieces: &mut OwnedPieces,
-    (odd_numbers, reverse): (bool, bool),
-) {
-    let string = |out: &mut Vec<u8>, pieces: &mut OwnedPieces, s: &str| {
-        let units: Vec<u16> = s.encode_utf16().collect();
-        if units.len() <= 8 {
-            push_string(out, &units);
-            return;
-        }
-        let mut index = if let Ok(narrow) = units.iter().map(|&unit| u8::try_from(unit)).collect() {
-            out.push(LONG);
-            pieces.narrow.push(narrow);
-            pieces.narrow.len() - 1
-        } else {
-            out.push(LONG_WIDE);
-            pieces.wide.push(units);
-            pieces.wide.len() - 1
-        };
-        while index >= 0x80 {
-            out.push((index & 0x7f) as u8 | 0x80);
-            index >>= 7;
-        }
-        out.push(index as u8);
-    };
+/// numbers as they are (with `odd_numbers`, 0 as `-0` and `null` as `NaN`).
+fn write_transport(value: &Value, out: &mut Vec<u8>, (odd_numbers, reverse): (bool, bool)) {
+    let string =
+        |out: &mut Vec<u8>, s: &str| push_string(out, &s.encode_utf16().collect::<Vec<_>>());
     match value {
         Value::Null if odd_numbers => {
             out.push(NUMBER);
@@ -279,12 +227,12 @@ fn write_transport(
             out.push(NUMBER);
             out.extend(if odd_numbers && n == 0.0 { -0.0 } else { n }.to_le_bytes());
         }
-        Value::String(s) => string(out, pieces, s),
+        Value::String(s) => string(out, s),
         Value::Array(items) => {
             out.push(ARRAY);
             items
                 .iter()
-                .for_each(|item| write_transport(item, out, pieces, (odd_numbers, reverse)));
+                .for_each(|item| write_transport(item, out, (odd_numbers, reverse)));
             out.push(END);
         }
         Value::Object(members) => {
@@ -295,8 +243,8 @@ fn write_transport(
                 members.iter().collect()
             };
             for (key, item) in members {
-                string(out, pieces, key);
-                write_transport(item, out, pieces, (odd_numbers, reverse));
+                string(out, key);
+                write_transport(item, out, (odd_numbers, reverse));
             }
             out.push(END);
         }
@@ -307,9 +255,9 @@ fn write_transport(
 /// changed, each pair counted as [`check_pair`] checks.
 fn check_pairs(value: &Value) {
     let write = |value: &Value, how| {
-        let (mut bytes, mut pieces) = (Vec::new(), OwnedPieces::default());
-        write_transport(value, &mut bytes, &mut pieces, how);
-        (transport_sized(&bytes), pieces)
+        let mut bytes = Vec::new();
+        write_transport(value, &mut bytes, how);
+        transport_sized(&bytes)
     };
     let mut changed = value.clone();
     change_first_scalar(&mut changed);
@@ -320,7 +268,7 @@ fn check_pairs(value: &Value) {
         write(&changed, (false, false)),
         write(&changed, (true, false)),
     ] {
-        check_pair((&plain.0, &plain.1), (&other.0, &other.1));
+        check_pair(&plain, &other);
     }
 }
 
@@ -339,22 +287,8 @@ fn change_first_scalar(value: &mut Value) -> bool {
 
 /// Two calls of one agent and tool in a row, as transports: the second extends the run
 /// exactly when the two have the same key; a malformed one is an error and counts nothing.
-fn check_pair((a, a_pieces): (&[u8], &OwnedPieces), (b, b_pieces): (&[u8], &OwnedPieces)) {
-    let ((an, aw), (bn, bw)) = (a_pieces.borrowed(), b_pieces.borrowed());
-    let first = Arguments::Transport {
-        bytes: a,
-        pieces: Pieces {
-            narrow: &an,
-            wide: &aw,
-        },
-    };
-    let second = Arguments::Transport {
-        bytes: b,
-        pieces: Pieces {
-            narrow: &bn,
-            wide: &bw,
-        },
-    };
+fn check_pair(a: &[u8], b: &[u8]) {
+    let (first, second) = (Arguments::Transport(a), Arguments::Transport(b));
     let scratch = &mut Default::default();
     let (a_key, b_key) = (call_key(&T, first, scratch), call_key(&T, second, scratch));
     let mut guard = pair_guard();
@@ -387,31 +321,23 @@ fn pair_guard() -> Guard {
     )
 }
 
-/// Pairs of transports from the bytes, without long strings, for [`check_pair`]: the bytes with
-/// sizes put in, then with one byte of them changed; and the two halves of the bytes.
+/// Pairs of transports from the bytes for [`check_pair`]: the bytes with sizes put in, then with
+/// one byte of them changed; and the two halves of the bytes.
 fn check_byte_pairs(data: &[u8]) {
-    let none = OwnedPieces::default();
     let sized = transport_sized(data);
     if let Some((&first, _)) = data.split_first() {
         let mut changed = sized.clone();
         let at = usize::from(first) % changed.len();
         changed[at] = changed[at].wrapping_add(data.len() as u8 | 1);
-        check_pair((&sized, &none), (&changed, &none));
+        check_pair(&sized, &changed);
         let (a, b) = data.split_at(data.len() / 2);
-        check_pair((&transport_sized(a), &none), (&transport_sized(b), &none));
+        check_pair(&transport_sized(a), &transport_sized(b));
     }
 }
 
-/// The bytes as a transport, with two pieces of each kind to refer to.
+/// The bytes as a transport.
 fn check_encoding(data: &[u8]) {
-    let pieces = Pieces {
-        narrow: &[&[0x70], &[0x71, 0xe9]],
-        wide: &[&[0x72], &[0x71, 0xe9, 0xd800]],
-    };
-    let written = Arguments::Transport {
-        bytes: data,
-        pieces,
-    };
+    let written = Arguments::Transport(data);
     let mut text = String::new();
     if written.write_canonical(&mut text).is_ok() {
         assert_eq!(

@@ -1,9 +1,8 @@
 use super::*;
-use crate::arguments::Pieces;
 use crate::form::push_string;
 use crate::last_call::HELD_BYTES;
 use crate::transport::sized;
-use crate::transport::tag::{ARRAY, END, LONG, LONG_WIDE, NARROW, OBJECT};
+use crate::transport::tag::{ARRAY, END, NARROW, OBJECT};
 
 impl Chains {
     /// Records a tracked call of `t` with the JSON text `json`; the run it belongs to.
@@ -88,10 +87,7 @@ fn each_agent_tells_its_calls_apart_by_their_bytes_and_keys_them_when_it_cannot(
     let mut chains = Chains::default();
     let scratch = &mut Scratch::default();
     let mut count = |chains: &mut Chains, agent: &str, bytes: &[u8]| {
-        let arguments = Arguments::Transport {
-            bytes,
-            pieces: Pieces::NONE,
-        };
+        let arguments = Arguments::Transport(bytes);
         chains.advance(&id(agent), T, arguments, scratch).unwrap()
     };
     let (a, b) = (transport("grep", b'1'), transport("grep", b'2'));
@@ -123,18 +119,12 @@ fn an_agents_last_call_is_kept_in_bounded_bytes() {
     for size in [10, 1 << 20, 1 << 13, 100, (1 << 14) - 64, 1 << 14, 3] {
         let text: Vec<u16> = "y".repeat(size).encode_utf16().collect();
         let wide: Vec<u16> = vec![0x101; size / 2];
-        let (narrow, wide) = ([&[b'y'; 200][..]], [&wide[..]]);
-        let pieces = Pieces {
-            narrow: &narrow,
-            wide: &wide,
-        };
         let mut bytes = vec![ARRAY];
         push_string(&mut bytes, &text);
-        bytes.extend([LONG, 0, LONG_WIDE, 0, END]);
-        let arguments = Arguments::Transport {
-            bytes: &sized(&bytes),
-            pieces,
-        };
+        push_string(&mut bytes, &wide);
+        bytes.push(END);
+        let bytes = sized(&bytes);
+        let arguments = Arguments::Transport(&bytes);
         chains.advance(&agent, T, arguments, scratch).unwrap();
         let held = chains.find(&agent).map(|chain| chain.last.held_bytes());
         assert!(

@@ -1,0 +1,260 @@
+use std::ops::Not;
+
+use super::*;
+
+/// What `noProgress` and `failures` compare of the call `(key, tool)` with this result.
+fn compare(key: &CallKey, tool: &[u16], result: Option<&str>) -> (CallDigest, Option<Counted>) {
+    let config = WindowConfig {
+        min_calls: 2.0,
+        window: 2.0,
+    };
+    let result = result.map(Arguments::Json);
+    let (no_progress, failures) = compared(
+        Some(&config),
+        Some(&config),
+        (key, tool),
+        result,
+        &mut Scratch::default(),
+    )
+    .unwrap();
+    (no_progress.unwrap().1, failures.unwrap().1)
+}
+
+fn key(n: u8) -> CallKey {
+    CallKey::from(&KeyForm::Inline(&[n]))
+}
+
+/// A call as `noProgress`'s window holds it.
+fn same_call(key: &CallKey, result: &str) -> Counted {
+    Counted {
+        digest: compare(key, &[0x67], Some(result)).0,
+        arguments: None,
+    }
+}
+
+fn same_failure(tool: &[u16], arguments: u8, result: &str) -> Option<Counted> {
+    compare(&key(arguments), tool, Some(result)).1
+}
+
+/// A result as one call reads it: what `noProgress` compares, and whether it is a failure.
+struct Read {
+    digest: CallDigest,
+    failed: bool,
+}
+
+fn read_as(result: Option<&str>) -> Read {
+    let (digest, failure) = compare(&key(0), &[0x67], result);
+    Read {
+        digest,
+        failed: failure.is_some(),
+    }
+}
+
+fn read(json: &str) -> Read {
+    read_as(Some(json))
+}
+
+fn digest(json: &str) -> CallDigest {
+    read(json).digest
+}
+
+#[test]
+fn volatile_parts_are_removed() {
+    let shell = |line: &str| {
+        digest(&format!(
+            r#"{{"content":"/bin/bash: line {line}: cd: fastxml/: No such file or directory","isError":false}}"#
+        ))
+    };
+    assert_eq!(shell("69527"), shell("69737"));
+    let stamped =
+        |at: &str, id: &str| digest(&format!(r#"{{"content":"done at {at} (request {id})"}}"#));
+    assert_eq!(
+        stamped(
+            "2025-03-31T08:33:04.309Z",
+            "3fa85f64-5717-4562-b3fc-2c963f66afa6"
+        ),
+        stamped(
+            "2026-12-04T17:35:41.000Z",
+            "9b2e0c1d-aaaa-4bbb-8ccc-0123456789ab"
+        )
+    );
+    assert_ne!(
+        digest(r#"{"content":"status: running"}"#),
+        digest(r#"{"content":"status: done"}"#)
+    );
+    assert_ne!(
+        digest(r#"{"content":"cafe"}"#),
+        digest(r#"{"content":"face"}"#)
+    );
+    assert_ne!(digest(r#"{"content":"x1"}"#), digest(r#"{"content":"y1"}"#));
+    assert_ne!(digest(r#"{"content":""}"#), read_as(None).digest);
+}
+
+#[test]
+fn normalize_replaces_each_maximal_run_that_holds_a_digit() {
+    // The rule read plainly: maximal runs of hexadecimal digits and hyphens, one at a time.
+    fn plainly(text: &[u8]) -> Vec<u8> {
+        let mut out = Vec::new();
+        for (is_run, group) in text
+            .chunk_by(|a, b| RUN[*a as usize] == RUN[*b as usize])
+            .map(|g| (RUN[g[0] as usize], g))
+        {
+            if is_run && group.iter().any(u8::is_ascii_digit) {
+                out.push(b'#');
+            } else {
+                out.extend_from_slice(group);
+            }
+        }
+        out
+    }
+    const ALPHABET: &[u8] = b"0a-Fz \"#";
+    // Every text of up to 6 bytes over an alphabet of each kind of byte.
+    let mut texts = vec![Vec::new()];
+    for _ in 0..6 {
+        let longer: Vec<Vec<u8>> = texts
+            .iter()
+            .filter(|t| t.len() == texts.last().unwrap().len())
+            .flat_map(|t| ALPHABET.iter().map(move |&b| [&t[..], &[b]].concat()))
+            .collect();
+        texts.extend(longer);
+    }
+    for text in texts {
+        let mut out = Vec::new();
+        normalize(&text, &mut out);
+        assert_eq!(out, plainly(&text), "{:?}", String::from_utf8_lossy(&text));
+    }
+}
+
+#[test]
+fn failures_are_flagged_or_said_early() {
+    let failed = |json: &str| read(json).failed;
+    assert!(failed(r#"{"content":"ok","isError":true}"#));
+    assert!(!failed(r#"{"content":"ok","isError":false}"#));
+    assert!(failed(
+        r#"{"content":"bash: cd: x/: No such file or directory"}"#
+    ));
+    assert!(failed(r#""ERROR: Invalid `path` parameter""#));
+    assert!(failed(r#""Traceback (most recent call last):""#));
+    assert!(failed(r#""Usage: edit <start>:<end>""#));
+    // At the start of a word only: the key `isError` and words that merely hold one are not.
+    assert!(!failed(r#"{"content":"42 tests passed","isError":false}"#));
+    assert!(!failed(r#""terrors and inerrant unfailed text""#));
+    // Only letters start a word here, so every failure word must begin with one.
+    assert!(FAILURE_WORDS
+        .iter()
+        .all(|word| word.as_bytes().first().is_some_and(u8::is_ascii_alphabetic)));
+    // Said past the first FAILURE_PREFIX bytes it is not read.
+    let late = format!(r#""{} error""#, "x".repeat(FAILURE_PREFIX));
+    assert!(!failed(&late));
+    // The flag is found wherever it is, also when a long content puts it far in.
+    let far = format!(r#"{{"content":"{}","isError":true}}"#, "x".repeat(10_000));
+    assert!(failed(&far));
+    assert!(!failed(&far.replace("true", "false")));
+    assert!(read_as(None).failed.not());
+}
+
+#[test]
+fn the_flag_is_found_at_any_offset_of_the_text() {
+    for pad in 0..=70 {
+        let text = format!(r#"{{"content":"{}","isError":true}}"#, "x".repeat(pad));
+        assert!(read(&text).failed, "after {pad} bytes");
+        assert!(
+            !read(&text.replace("true", "false")).failed,
+            "after {pad} bytes"
+        );
+    }
+}
+
+fn due((equal, due): (u64, bool)) -> Option<u64> {
+    due.then_some(equal)
+}
+
+#[test]
+fn reminds_when_the_window_holds_min_calls_equal_calls() {
+    let config = WindowConfig {
+        min_calls: 3.0,
+        window: 5.0,
+    };
+    let (same, other) = (r#""x""#, r#""y""#);
+    let mut recent = Recent::default();
+    let hits: Vec<Option<u64>> = [
+        (1, same),
+        (2, same),
+        (1, same),
+        (1, other),
+        (1, same),
+        (3, same),
+    ]
+    .iter()
+    .map(|&(n, result)| due(recent.push(Some(same_call(&key(n), result)), &config)))
+    .collect();
+    assert_eq!(hits, [None, None, None, None, Some(3), None]);
+    // Calls that fall out of the window no longer count.
+    let mut recent = Recent::default();
+    let spaced: Vec<Option<u64>> = [1, 2, 3, 4, 1, 2, 3, 4, 1]
+        .iter()
+        .map(|n| due(recent.push(Some(same_call(&key(*n), same)), &config)))
+        .collect();
+    assert_eq!(spaced, [None; 9]);
+    // A loop that goes on is reminded of once, and again after it was broken.
+    let mut recent = Recent::default();
+    let looping: Vec<Option<u64>> = [1, 2, 1, 2, 1, 2, 1, 2, 3, 4, 5, 6, 7, 1, 1, 1]
+        .iter()
+        .map(|n| due(recent.push(Some(same_call(&key(*n), same)), &config)))
+        .collect();
+    let hits: Vec<usize> = looping
+        .iter()
+        .enumerate()
+        .filter_map(|(i, hit)| hit.map(|_| i + 1))
+        .collect();
+    assert_eq!(hits, [5, 6, 16]);
+    assert_eq!(looping.get(4), Some(&Some(3)));
+}
+
+#[test]
+fn failures_count_one_tool_and_error_once_per_arguments() {
+    let config = WindowConfig {
+        min_calls: 3.0,
+        window: 4.0,
+    };
+    let (missing, ok) = (r#""cd: x: No such file or directory""#, r#""done""#);
+    let (cd, ls): (&[u16], &[u16]) = (&[0x63, 0x64], &[0x6c, 0x73]);
+    let hits = |calls: &[(&[u16], u8, &str)]| {
+        let mut recent = Recent::default();
+        let hits: Vec<Option<u64>> = calls
+            .iter()
+            .map(|&(tool, arguments, result)| {
+                due(recent.push(same_failure(tool, arguments, result), &config))
+            })
+            .collect();
+        hits
+    };
+    // The sixth: three of cd's same error, with three arguments, among the last four calls
+    // (the first has left).
+    let retries = [
+        (cd, 1, missing),
+        (ls, 2, missing),
+        (cd, 3, missing),
+        (cd, 4, ok),
+        (cd, 5, missing),
+        (cd, 6, missing),
+    ];
+    assert_eq!(hits(&retries), [None, None, None, None, None, Some(3)]);
+    // The same call failing again counts once: a repeat is the run rule's and noProgress's.
+    let again = [
+        (cd, 1, missing),
+        (cd, 1, missing),
+        (cd, 1, missing),
+        (cd, 2, missing),
+    ];
+    assert_eq!(hits(&again), [None, None, None, None]);
+    let mut recent = Recent::default();
+    let counts: Vec<u64> = [1, 1, 2, 1, 2, 3]
+        .iter()
+        .map(|&arguments| recent.push(same_failure(cd, arguments, missing), &config).0)
+        .collect();
+    assert_eq!(counts, [1, 1, 2, 2, 2, 3]);
+    // A call that is not a failure never counts, nor brings a reminder.
+    let mut recent = Recent::default();
+    assert_eq!(recent.push(same_failure(cd, 1, ok), &config), (0, false));
+}

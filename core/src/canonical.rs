@@ -11,11 +11,16 @@ use crate::form::tag::{ARRAY, END, FALSE, NULL, NUMBER, OBJECT, TRUE};
 use crate::form::{read_string, FormStr};
 use crate::ignore::KeyPath;
 use crate::number::js_number;
+use crate::scan;
 use crate::scratch::{write_form, Scratch};
 
-/// Where canonical text goes: a `String`, a preview.
+/// Where canonical text goes: a `String`, its bytes, a preview.
 pub trait Sink {
     fn write(&mut self, chunk: &str);
+    /// Writes `chunk`, every byte of which is ASCII.
+    fn write_ascii(&mut self, chunk: &[u8]) {
+        self.write(std::str::from_utf8(chunk).unwrap_or_default());
+    }
     /// How many more UTF-16 code units the sink keeps: a string is cut to
     /// about that before it is escaped, and the text ends at 0.
     fn room(&self) -> usize {
@@ -26,6 +31,16 @@ pub trait Sink {
 impl Sink for String {
     fn write(&mut self, chunk: &str) {
         self.push_str(chunk);
+    }
+}
+
+/// The text's UTF-8 bytes, written without a check of each plain run.
+impl Sink for Vec<u8> {
+    fn write(&mut self, chunk: &str) {
+        self.extend_from_slice(chunk.as_bytes());
+    }
+    fn write_ascii(&mut self, chunk: &[u8]) {
+        self.extend_from_slice(chunk);
     }
 }
 
@@ -96,6 +111,11 @@ impl Sink for Head {
     fn write(&mut self, chunk: &str) {
         let room = self.room();
         self.units.extend(chunk.encode_utf16().take(room));
+    }
+    fn write_ascii(&mut self, chunk: &[u8]) {
+        let room = self.room();
+        let chunk = chunk.get(..room).unwrap_or(chunk);
+        self.units.extend(chunk.iter().map(|&byte| u16::from(byte)));
     }
     fn room(&self) -> usize {
         self.cap.saturating_sub(self.units.len())
@@ -185,18 +205,6 @@ fn text(sink: &mut impl Sink, chunk: &str, next: usize) -> usize {
     next
 }
 
-/// Which bytes of a narrow string are not written as they are: escaped, or (past 0x7f) encoded.
-/// A table: one load a byte where the tests take several.
-const ESCAPED: [bool; 256] = {
-    let mut escaped = [true; 256];
-    let mut byte = 0x20;
-    while byte < 0x80 {
-        escaped[byte] = byte == b'"' as usize || byte == b'\\' as usize;
-        byte += 1;
-    }
-    escaped
-};
-
 /// Writes a string's canonical literal. A sink with little room gets the
 /// string cut first: one code unit past its room (so no surrogate pair is
 /// split where it is kept), escapes included.
@@ -210,12 +218,9 @@ fn write_str(string: FormStr<'_>, sink: &mut impl Sink) {
     sink.write("\"");
     let mut rest = bytes;
     while !rest.is_empty() {
-        let plain = rest
-            .iter()
-            .position(|&byte| ESCAPED[usize::from(byte)])
-            .unwrap_or(rest.len());
+        let plain = scan::first(rest, scan::escaped).unwrap_or(rest.len());
         let (run, tail) = rest.split_at(plain);
-        sink.write(std::str::from_utf8(run).unwrap_or_default());
+        sink.write_ascii(run);
         let Some((&byte, tail)) = tail.split_first() else {
             break;
         };
@@ -234,37 +239,89 @@ pub fn write_string_literal(units: &[u16], sink: &mut impl Sink) {
 fn write_literal(units: impl Iterator<Item = u16>, sink: &mut impl Sink) {
     sink.write("\"");
     // Characters written as they are gather in `run`, which goes to the sink whole: a write a
-    // character costs more than the character.
-    let (mut run, mut len) = ([0; 256], 0);
-    for decoded in char::decode_utf16(units) {
-        match decoded {
-            Ok(c) if c >= ' ' && c != '"' && c != '\\' => {
-                if len > run.len() - 4 {
-                    flush(&run, &mut len, sink);
+    // character costs more than the character. A high surrogate waits in `high` for its pair.
+    let mut run = Run::default();
+    let mut high = None;
+    for unit in units {
+        if let Some(first) = high.take() {
+            if let Some(c) = char::decode_utf16([first, unit])
+                .next()
+                .and_then(Result::ok)
+            {
+                run.push(c, sink);
+                continue;
+            }
+            run.flush(sink);
+            write_escape(first, sink);
+        }
+        match unit {
+            // Most units: printable ASCII, written as they are.
+            0x20..=0x7f if unit != u16::from(b'"') && unit != u16::from(b'\\') => {
+                run.push(char::from(unit as u8), sink);
+            }
+            0xd800..=0xdbff => high = Some(unit),
+            0xdc00..=0xdfff => {
+                run.flush(sink);
+                write_escape(unit, sink);
+            }
+            _ => match char::from_u32(u32::from(unit)) {
+                Some(c) if c >= ' ' && c != '"' && c != '\\' => run.push(c, sink),
+                Some(c) => {
+                    run.flush(sink);
+                    write_char(c, sink);
                 }
-                len += run
-                    .get_mut(len..)
-                    .map_or(0, |room| c.encode_utf8(room).len());
-            }
-            Ok(c) => {
-                flush(&run, &mut len, sink);
-                write_char(c, sink);
-            }
-            Err(lone) => {
-                flush(&run, &mut len, sink);
-                write_escape(lone.unpaired_surrogate(), sink);
-            }
+                None => {}
+            },
         }
     }
-    flush(&run, &mut len, sink);
+    if let Some(lone) = high {
+        run.flush(sink);
+        write_escape(lone, sink);
+    }
+    run.flush(sink);
     sink.write("\"");
 }
 
-/// Writes the first `len` bytes of `run`, whole characters, and empties it.
-fn flush(run: &[u8], len: &mut usize, sink: &mut impl Sink) {
-    if *len > 0 {
-        sink.write(std::str::from_utf8(run.get(..*len).unwrap_or_default()).unwrap_or_default());
-        *len = 0;
+/// Characters written as they are, gathered for one write.
+struct Run {
+    bytes: [u8; 256],
+    len: usize,
+    /// Whether every byte is ASCII.
+    ascii: bool,
+}
+
+impl Default for Run {
+    fn default() -> Self {
+        Self {
+            bytes: [0; 256],
+            len: 0,
+            ascii: true,
+        }
+    }
+}
+
+impl Run {
+    #[inline]
+    fn push(&mut self, c: char, sink: &mut impl Sink) {
+        if self.len > self.bytes.len() - 4 {
+            self.flush(sink);
+        }
+        self.ascii &= c.is_ascii();
+        self.len += self
+            .bytes
+            .get_mut(self.len..)
+            .map_or(0, |room| c.encode_utf8(room).len());
+    }
+
+    /// Writes what it holds, whole characters, and empties it.
+    fn flush(&mut self, sink: &mut impl Sink) {
+        let bytes = self.bytes.get(..self.len).unwrap_or_default();
+        if self.ascii {
+            sink.write_ascii(bytes);
+        } else {
+            sink.write(std::str::from_utf8(bytes).unwrap_or_default());
+        }
+        (self.len, self.ascii) = (0, true);
     }
 }
 

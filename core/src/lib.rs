@@ -6,7 +6,8 @@
 //!
 //! - `error`: what can go wrong (`ConfigError`, `CanonicalError`)
 //! - `number`: JavaScript's `Number::toString`
-//! - `arguments`: the [`Arguments`] of a call, and a transport's long strings
+//! - `arguments`: the [`Arguments`] of a call
+//! - `scan`: the first byte of a kind, found eight bytes at a time
 //! - `form`: the key form's tags, strings and lengths
 //! - `patterns`: tool-name patterns (`include`, `exclude`, per-tool caches)
 //! - `ignore`: `ignoreArguments`' key paths
@@ -20,6 +21,7 @@
 //! - `last_call`: an agent's last call as it came, told apart from its next without a key
 //! - `cycles`: opt-in `cycles`
 //! - `similar`: opt-in `similar`
+//! - `normalized`: a result's canonical text without its volatile parts
 //! - `windows`: opt-in `noProgress` and `failures`, each a window of an agent's last calls
 //! - `chains`: each agent's run, and what the opt-in detections keep
 //! - `overrides`: opt-in per-tool thresholds
@@ -47,6 +49,7 @@ mod json;
 mod key;
 mod key_form;
 mod last_call;
+mod normalized;
 mod number;
 mod options;
 mod overrides;
@@ -55,6 +58,7 @@ mod patterns;
 mod profile;
 mod raw_config;
 mod reminders;
+mod scan;
 mod scratch;
 mod side_by_side;
 mod similar;

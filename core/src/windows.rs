@@ -32,6 +32,8 @@ use crate::arguments::Arguments;
 use crate::canonical::write_canonical_in;
 use crate::error::CanonicalError;
 use crate::key::{CallKey, KeyForm};
+use crate::normalized::Normalizer;
+use crate::scan;
 use crate::scratch::Scratch;
 
 /// The defaults, chosen on the shared trajectories (docs/DETECTION.md): the most stuck runs caught
@@ -145,101 +147,103 @@ fn read_result(
     failures: bool,
     scratch: &mut Scratch,
 ) -> Result<bool, CanonicalError> {
-    let (mut text, mut normalized) = (take(&mut scratch.text), take(&mut scratch.normalized));
+    let (mut head, mut normalized) = (take(&mut scratch.head), take(&mut scratch.normalized));
     // Empty whatever a call that failed midway left, not only after `Scratch::trim`.
-    text.clear();
+    head.clear();
     normalized.clear();
     let read = match result {
         None => {
             normalized.push(b'-');
             Ok(false)
         }
-        Some(result) => write_canonical_in(result, &mut text, &[], scratch).map(|()| {
+        Some(result) => {
             normalized.push(b'r');
-            normalize(text.as_bytes(), &mut normalized);
-            failures && (text.contains(ERROR_FLAG) || says_failure(text.as_bytes()))
-        }),
+            let mut sink = Normalizer::new(&mut normalized, &mut head, FAILURE_PREFIX);
+            write_canonical_in(result, &mut sink, &[], scratch).map(|()| {
+                // The flag is found in the normalized text as in the text: it is a member, so
+                // `,`, `}` or `]` follows it, never a run that holds a digit.
+                failures && (says_failure(&head) || holds_error_flag(&normalized))
+            })
+        }
     };
-    (scratch.text, scratch.normalized) = (text, normalized);
+    (scratch.head, scratch.normalized) = (head, normalized);
     read
 }
 
-/// Whether a byte belongs to a run that `normalize` may replace: a hexadecimal digit or a hyphen.
-/// A table: one load a byte where the tests take several.
-const RUN: [bool; 256] = {
-    let mut run = [false; 256];
-    let mut byte = 0;
-    while byte < 256 {
-        run[byte] = (byte as u8).is_ascii_hexdigit() || byte == b'-' as usize;
-        byte += 1;
-    }
-    run
-};
-
-/// Writes `text` into `out` with each run of hexadecimal digits and hyphens that holds a decimal
-/// digit written as `#`. Only decimal digits are looked for: most text has none for long
-/// stretches (where hexadecimal letters are everywhere), and is copied as it is up to the next.
-fn normalize(text: &[u8], out: &mut Vec<u8>) {
-    let in_run = |byte: &u8| RUN[usize::from(*byte)];
-    let mut rest = text;
-    while let Some(digit) = rest.iter().position(u8::is_ascii_digit) {
-        let (before, from) = rest.split_at(digit);
-        // The run holding the digit, from its first byte before it to its last after it.
-        let start = before
-            .iter()
-            .rposition(|byte| !in_run(byte))
-            .map_or(0, |at| at + 1);
-        let len = from
-            .iter()
-            .position(|byte| !in_run(byte))
-            .unwrap_or(from.len());
-        out.extend_from_slice(before.get(..start).unwrap_or_default());
-        out.push(b'#');
-        rest = from.get(len..).unwrap_or_default();
-    }
-    out.extend_from_slice(rest);
-}
-
 /// Whether the first [`FAILURE_PREFIX`] bytes of `text` hold one of [`FAILURE_WORDS`] at the
-/// start of a word, in any case: each word start is tried once, by its first byte before the
-/// words are compared.
+/// start of a word, in any case: the words are compared only at a word start whose first letter
+/// begins one of them.
 fn says_failure(text: &[u8]) -> bool {
     let text = text.get(..FAILURE_PREFIX).unwrap_or(text);
     let mut word_start = true;
     for (at, &byte) in text.iter().enumerate() {
+        let class = CLASS[usize::from(byte)];
         let starts = word_start;
-        word_start = !byte.is_ascii_alphanumeric();
-        // Every word begins with a letter.
-        if !starts || !byte.is_ascii_alphabetic() {
-            continue;
-        }
-        let first = byte.to_ascii_lowercase();
-        if FIRST_LETTERS & (1 << (first - b'a')) == 0 {
+        word_start = class & ALPHANUMERIC == 0;
+        if !starts || class & FIRST_LETTER == 0 {
             continue;
         }
         let rest = text.get(at..).unwrap_or_default();
-        if FAILURE_WORDS.iter().any(|word| {
-            word.as_bytes().first() == Some(&first)
-                && rest
-                    .get(..word.len())
-                    .is_some_and(|head| head.eq_ignore_ascii_case(word.as_bytes()))
-        }) {
-            return true;
+        let mut words = WORDS_BY_LETTER[usize::from(byte.to_ascii_lowercase() - b'a') % 26];
+        while words != 0 {
+            let word = FAILURE_WORDS[words.trailing_zeros() as usize % FAILURE_WORDS.len()];
+            if rest
+                .get(..word.len())
+                .is_some_and(|head| head.eq_ignore_ascii_case(word.as_bytes()))
+            {
+                return true;
+            }
+            words &= words - 1;
         }
     }
     false
 }
 
-/// The first letters of [`FAILURE_WORDS`], one bit each from `a`: most word starts are ruled out
-/// by one test.
-const FIRST_LETTERS: u32 = {
-    let (mut bits, mut i) = (0, 0);
+/// What [`says_failure`] reads of a byte, in one load: whether it is a letter or a digit, and
+/// whether it is the first letter of one of [`FAILURE_WORDS`] (in either case).
+const CLASS: [u8; 256] = {
+    let mut class = [0; 256];
+    let mut byte = 0;
+    while byte < 256 {
+        if (byte as u8).is_ascii_alphanumeric() {
+            class[byte] = ALPHANUMERIC;
+        }
+        byte += 1;
+    }
+    let mut i = 0;
     while i < FAILURE_WORDS.len() {
-        bits |= 1 << (FAILURE_WORDS[i].as_bytes()[0] - b'a');
+        let first = FAILURE_WORDS[i].as_bytes()[0];
+        class[first as usize] |= FIRST_LETTER;
+        class[first.to_ascii_uppercase() as usize] |= FIRST_LETTER;
         i += 1;
     }
-    bits
+    class
 };
+/// For each letter from `a`, the [`FAILURE_WORDS`] that begin with it, one bit each.
+const WORDS_BY_LETTER: [u16; 26] = {
+    let mut words = [0; 26];
+    let mut i = 0;
+    while i < FAILURE_WORDS.len() {
+        words[(FAILURE_WORDS[i].as_bytes()[0] - b'a') as usize] |= 1 << i;
+        i += 1;
+    }
+    words
+};
+const ALPHANUMERIC: u8 = 1;
+const FIRST_LETTER: u8 = 2;
+
+/// Whether `text` holds [`ERROR_FLAG`], looked for at each quotation mark.
+fn holds_error_flag(text: &[u8]) -> bool {
+    let mut rest = text;
+    while let Some(at) = scan::first(rest, scan::quotes) {
+        let from = rest.get(at..).unwrap_or_default();
+        if from.starts_with(ERROR_FLAG.as_bytes()) {
+            return true;
+        }
+        rest = from.get(1..).unwrap_or_default();
+    }
+    false
+}
 
 const ERROR_FLAG: &str = r#""isError":true"#;
 

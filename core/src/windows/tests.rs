@@ -91,41 +91,6 @@ fn volatile_parts_are_removed() {
 }
 
 #[test]
-fn normalize_replaces_each_maximal_run_that_holds_a_digit() {
-    // The rule read plainly: maximal runs of hexadecimal digits and hyphens, one at a time.
-    fn plainly(text: &[u8]) -> Vec<u8> {
-        let mut out = Vec::new();
-        for (is_run, group) in text
-            .chunk_by(|a, b| RUN[*a as usize] == RUN[*b as usize])
-            .map(|g| (RUN[g[0] as usize], g))
-        {
-            if is_run && group.iter().any(u8::is_ascii_digit) {
-                out.push(b'#');
-            } else {
-                out.extend_from_slice(group);
-            }
-        }
-        out
-    }
-    const ALPHABET: &[u8] = b"0a-Fz \"#";
-    // Every text of up to 6 bytes over an alphabet of each kind of byte.
-    let mut texts = vec![Vec::new()];
-    for _ in 0..6 {
-        let longer: Vec<Vec<u8>> = texts
-            .iter()
-            .filter(|t| t.len() == texts.last().unwrap().len())
-            .flat_map(|t| ALPHABET.iter().map(move |&b| [&t[..], &[b]].concat()))
-            .collect();
-        texts.extend(longer);
-    }
-    for text in texts {
-        let mut out = Vec::new();
-        normalize(&text, &mut out);
-        assert_eq!(out, plainly(&text), "{:?}", String::from_utf8_lossy(&text));
-    }
-}
-
-#[test]
 fn failures_are_flagged_or_said_early() {
     let failed = |json: &str| read(json).failed;
     assert!(failed(r#"{"content":"ok","isError":true}"#));

@@ -70,30 +70,6 @@ let prefixAgentId = null
 let prefixTool = null
 let prefixLength = 0
 
-// Short strings written before at the same place in a value (the same depth and member index)
-// are mostly the same again: the keys of like objects, and often their values. Their bytes are
-// kept, packed in four int32s, and written with at most four stores: cheaper than reading every
-// code unit again (charCodeAt costs a few ns a unit on a string of unknown kind). A slot is only
-// a guess: it is used when its string equals the one to write, whose bytes are then the same.
-const SLOTS = 1024
-// Narrow strings of up to 14 code units: a tag, a length and 14 bytes, four int32s.
-const CACHED_LENGTH = 14
-// Room for the stores and for the wide form of any cached string (2 + 2 * 14 bytes): with that
-// much room, `string` would not grow the buffer either.
-const CACHED_ROOM = 32
-const MISSES = 4
-// Each slot's string, its bytes' count and words, and its misses since kept. A slot starts with
-// the empty string ('': free), so that every comparison with a slot is of two strings: V8 then
-// compiles it to a string comparison, where a slot that could also hold null makes it generic.
-const slotText = Array.from({ length: SLOTS }, () => '')
-// The empty string's bytes: NARROW and a length of 0.
-const slotSize = new Uint8Array(SLOTS).fill(2)
-const slotWords = new Int32Array(SLOTS * 4).map((_, i) => (i & 3 ? 0 : NARROW))
-const slotMisses = new Uint8Array(SLOTS)
-// Slots of object members (a key and its value) and array elements (in the upper half), by depth.
-const memberSlot = (depth) => (depth << 4) & (SLOTS / 2 - 1)
-const elementSlot = (depth) => ((depth << 4) & (SLOTS / 2 - 1)) | (SLOTS / 2)
-
 // The last value encoded, when `encode` was asked to keep it, as it was read: one flat list, in the
 // order the walk meets them, of its scalars, and for each array ARRAY and its length, for each
 // object OBJECT and its member count, then its keys each before its value. With the agent id, tool
@@ -180,41 +156,6 @@ function writeLength(length, at) {
   return at
 }
 
-/**
- * Writes the string kept in `slot` at `at`, with `dv` the view of the bytes, where there are
- * CACHED_ROOM bytes; returns the position after it. The bytes past the string that the stores
- * write are later written over, or past the end.
- */
-function cached(dv, slot, at) {
-  const words = slot << 2
-  dv.setInt32(at, slotWords[words], true)
-  dv.setInt32(at + 4, slotWords[words + 1], true)
-  const size = slotSize[slot]
-  if (size > 8) {
-    dv.setInt32(at + 8, slotWords[words + 2], true)
-    dv.setInt32(at + 12, slotWords[words + 3], true)
-  }
-  return at + size
-}
-
-/** `string`, keeping the string's bytes in `slot` when they fit in one (see SLOTS). */
-function stringToSlot(text, at, slot) {
-  const next = string(text, at)
-  // A slot taken is given to another string only at its MISSES-th miss: a place where the
-  // strings differ every time (ids, names) then costs little, keeping costs a few stores.
-  if (slotText[slot] !== '' && ++slotMisses[slot] < MISSES) return next
-  slotMisses[slot] = 0
-  if (next >= 0 && next - at <= CACHED_LENGTH + 2 && at + 16 <= bytes.length && bytes[at] === NARROW) {
-    const words = slot << 2
-    slotText[slot] = text
-    slotSize[slot] = next - at
-    slotWords[words] = view.getInt32(at, true)
-    slotWords[words + 1] = view.getInt32(at + 4, true)
-    slotWords[words + 2] = view.getInt32(at + 8, true)
-    slotWords[words + 3] = view.getInt32(at + 12, true)
-  }
-  return next
-}
 
 /** `string` by Node's Buffer: the tag, the length, and the code units copied natively. */
 function copied(text, at) {
@@ -250,13 +191,10 @@ function number(value, at) {
  * JSON. Recursive (through `writeOther`): the depth is capped at MAX_DEPTH, and a stack overflow
  * before that is caught by `encode`.
  */
-function write(value, depth, at, slot) {
-  // `slot`: the string's slot (see SLOTS). `typeof value === '…'` tests, not a switch on
-  // `typeof value`: the optimizing compiler turns each test into a type check, where a switch
-  // first builds the type's name.
-  if (typeof value === 'string') {
-    return slotText[slot] === value && at + CACHED_ROOM <= bytes.length ? cached(view, slot, at) : stringToSlot(value, at, slot)
-  }
+function write(value, depth, at) {
+  // `typeof value === '…'` tests, not a switch on `typeof value`: the optimizing compiler turns
+  // each test into a type check, where a switch first builds the type's name.
+  if (typeof value === 'string') return string(value, at)
   if (typeof value === 'number') return number(value, at)
   return writeOther(value, depth, at)
 }
@@ -287,9 +225,7 @@ function writeOther(value, depth, at) {
     const start = open(ARRAY, at)
     if (start < 0) return -1
     at = start + SIZE_BYTES
-    const slots = elementSlot(depth)
-    // The 16th element and those after share the last slot.
-    for (let i = 0; i < length && at >= 0; i++) at = write(value[i], depth + 1, at, slots + Math.min(i, 15))
+    for (let i = 0; i < length && at >= 0; i++) at = write(value[i], depth + 1, at)
     return at < 0 ? -1 : close(start, at)
   }
   const prototype = Object.getPrototypeOf(value)
@@ -297,7 +233,6 @@ function writeOther(value, depth, at) {
   const start = open(OBJECT, at)
   if (start < 0) return -1
   at = start + SIZE_BYTES
-  let slot = memberSlot(depth)
   // for-in, not Object.keys: no array of keys to build. It yields only own keys here: the
   // prototype is Object.prototype or null, and `encode` found Object.prototype with no enumerable
   // member.
@@ -305,12 +240,10 @@ function writeOther(value, depth, at) {
     // A plain object's toJSON is its own (Object.prototype's is checked once per walk): looking
     // for the key is cheaper than a property lookup that misses.
     if (key === 'toJSON') return -1
-    at = write(key, depth, at, slot)
+    at = string(key, at)
     if (at < 0) return -1
-    at = write(value[key], depth + 1, at, slot + 1)
+    at = write(value[key], depth + 1, at)
     if (at < 0) return -1
-    // The next member's pair of slots; the 8th member and those after share the last pair.
-    if ((slot & 15) < 14) slot += 2
   }
   return close(start, at)
 }
@@ -348,7 +281,7 @@ function writeResult(result, at) {
   if (start < 0) return -1
   at = string('content', start + SIZE_BYTES)
   if (at < 0) return -1
-  at = write(content, 1, at, SLOTS - 1)
+  at = write(content, 1, at)
   if (at < 0) return -1
   at = string('isError', at)
   if (at < 0) return -1
@@ -380,7 +313,7 @@ export function encode(value, agentId = '', tool = '', handle = 0, withResult = 
       prefixTool = tool
       prefixLength = at
     }
-    at = write(value, 0, at, SLOTS - 2)
+    at = write(value, 0, at)
     // A value without JSON form is the class path's to judge.
     if (at < 0 || bytes[prefixLength] === ABSENT) return false
     let resultStart = 0

@@ -21,7 +21,6 @@
 //! - `last_call`: an agent's last call as it came, told apart from its next without a key
 //! - `cycles`: opt-in `cycles`
 //! - `similar`: opt-in `similar`
-//! - `normalized`: a result's canonical text without its volatile parts
 //! - `windows`: opt-in `noProgress` and `failures`, each a window of an agent's last calls
 //! - `chains`: each agent's run, and what the opt-in detections keep
 //! - `overrides`: opt-in per-tool thresholds
@@ -49,7 +48,6 @@ mod json;
 mod key;
 mod key_form;
 mod last_call;
-mod normalized;
 mod number;
 mod options;
 mod overrides;

@@ -22,9 +22,8 @@ pub struct Scratch {
     units: Vec<u16>,
     /// The key form being written.
     pub(crate) form: Vec<u8>,
-    /// The head of a result's canonical text, and the whole text with its volatile parts removed
-    /// (`windows`).
-    pub(crate) head: Vec<u8>,
+    /// A result's canonical text, and that text with its volatile parts removed (`windows`).
+    pub(crate) text: Vec<u8>,
     pub(crate) normalized: Vec<u8>,
 }
 
@@ -48,9 +47,9 @@ impl Scratch {
         trim(&mut self.units);
         trim(&mut self.form);
         trim(&mut self.normalized);
-        self.head.clear();
-        if self.head.capacity() > KEEP {
-            self.head = Vec::new();
+        self.text.clear();
+        if self.text.capacity() > KEEP {
+            self.text = Vec::new();
         }
     }
 }

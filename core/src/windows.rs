@@ -32,7 +32,6 @@ use crate::arguments::Arguments;
 use crate::canonical::write_canonical_in;
 use crate::error::CanonicalError;
 use crate::key::{CallKey, KeyForm};
-use crate::normalized::Normalizer;
 use crate::scan;
 use crate::scratch::Scratch;
 
@@ -147,27 +146,56 @@ fn read_result(
     failures: bool,
     scratch: &mut Scratch,
 ) -> Result<bool, CanonicalError> {
-    let (mut head, mut normalized) = (take(&mut scratch.head), take(&mut scratch.normalized));
+    let (mut text, mut normalized) = (take(&mut scratch.text), take(&mut scratch.normalized));
     // Empty whatever a call that failed midway left, not only after `Scratch::trim`.
-    head.clear();
+    text.clear();
     normalized.clear();
     let read = match result {
         None => {
             normalized.push(b'-');
             Ok(false)
         }
-        Some(result) => {
+        Some(result) => write_canonical_in(result, &mut text, &[], scratch).map(|()| {
             normalized.push(b'r');
-            let mut sink = Normalizer::new(&mut normalized, &mut head, FAILURE_PREFIX);
-            write_canonical_in(result, &mut sink, &[], scratch).map(|()| {
-                // The flag is found in the normalized text as in the text: it is a member, so
-                // `,`, `}` or `]` follows it, never a run that holds a digit.
-                failures && (says_failure(&head) || holds_error_flag(&normalized))
-            })
-        }
+            normalize(&text, &mut normalized);
+            failures && (says_failure(&text) || holds_error_flag(&text))
+        }),
     };
-    (scratch.head, scratch.normalized) = (head, normalized);
+    (scratch.text, scratch.normalized) = (text, normalized);
     read
+}
+
+/// Whether a byte belongs to a run that `normalize` may replace: a hexadecimal digit or a hyphen.
+/// A table: one load a byte where the tests take several.
+const RUN: [bool; 256] = {
+    let mut run = [false; 256];
+    let mut byte = 0;
+    while byte < 256 {
+        run[byte] = (byte as u8).is_ascii_hexdigit() || byte == b'-' as usize;
+        byte += 1;
+    }
+    run
+};
+
+/// Writes `text` into `out` with each run of hexadecimal digits and hyphens that holds a decimal
+/// digit written as `#`. Only decimal digits are looked for: most text has none for long
+/// stretches (where hexadecimal letters are everywhere), and is copied as it is up to the next.
+fn normalize(text: &[u8], out: &mut Vec<u8>) {
+    let in_run = |byte: &u8| RUN[usize::from(*byte)];
+    let mut rest = text;
+    while let Some(digit) = scan::first(rest, scan::digits) {
+        let (before, from) = rest.split_at(digit);
+        // The run holding the digit, from its first byte before it to its last after it.
+        let start = before
+            .iter()
+            .rposition(|b| !in_run(b))
+            .map_or(0, |at| at + 1);
+        let len = from.iter().position(|b| !in_run(b)).unwrap_or(from.len());
+        out.extend_from_slice(before.get(..start).unwrap_or_default());
+        out.push(b'#');
+        rest = from.get(len..).unwrap_or_default();
+    }
+    out.extend_from_slice(rest);
 }
 
 /// Whether the first [`FAILURE_PREFIX`] bytes of `text` hold one of [`FAILURE_WORDS`] at the
@@ -177,10 +205,10 @@ fn says_failure(text: &[u8]) -> bool {
     let text = text.get(..FAILURE_PREFIX).unwrap_or(text);
     let mut word_start = true;
     for (at, &byte) in text.iter().enumerate() {
-        let class = CLASS[usize::from(byte)];
         let starts = word_start;
-        word_start = class & ALPHANUMERIC == 0;
-        if !starts || class & FIRST_LETTER == 0 {
+        word_start = !byte.is_ascii_alphanumeric();
+        // Every word begins with a letter.
+        if !starts || !byte.is_ascii_alphabetic() {
             continue;
         }
         let rest = text.get(at..).unwrap_or_default();
@@ -199,26 +227,6 @@ fn says_failure(text: &[u8]) -> bool {
     false
 }
 
-/// What [`says_failure`] reads of a byte, in one load: whether it is a letter or a digit, and
-/// whether it is the first letter of one of [`FAILURE_WORDS`] (in either case).
-const CLASS: [u8; 256] = {
-    let mut class = [0; 256];
-    let mut byte = 0;
-    while byte < 256 {
-        if (byte as u8).is_ascii_alphanumeric() {
-            class[byte] = ALPHANUMERIC;
-        }
-        byte += 1;
-    }
-    let mut i = 0;
-    while i < FAILURE_WORDS.len() {
-        let first = FAILURE_WORDS[i].as_bytes()[0];
-        class[first as usize] |= FIRST_LETTER;
-        class[first.to_ascii_uppercase() as usize] |= FIRST_LETTER;
-        i += 1;
-    }
-    class
-};
 /// For each letter from `a`, the [`FAILURE_WORDS`] that begin with it, one bit each.
 const WORDS_BY_LETTER: [u16; 26] = {
     let mut words = [0; 26];
@@ -229,8 +237,6 @@ const WORDS_BY_LETTER: [u16; 26] = {
     }
     words
 };
-const ALPHANUMERIC: u8 = 1;
-const FIRST_LETTER: u8 = 2;
 
 /// Whether `text` holds [`ERROR_FLAG`], looked for at each quotation mark.
 fn holds_error_flag(text: &[u8]) -> bool {

@@ -91,6 +91,41 @@ fn volatile_parts_are_removed() {
 }
 
 #[test]
+fn normalize_replaces_each_maximal_run_that_holds_a_digit() {
+    // The rule read plainly: maximal runs of hexadecimal digits and hyphens, one at a time.
+    let in_run = |byte: &u8| RUN[usize::from(*byte)];
+    let plainly = |text: &[u8]| {
+        let mut out = Vec::new();
+        for group in text.chunk_by(|a, b| in_run(a) == in_run(b)) {
+            if group.iter().all(in_run) && group.iter().any(u8::is_ascii_digit) {
+                out.push(b'#');
+            } else {
+                out.extend_from_slice(group);
+            }
+        }
+        out
+    };
+    // Every text of up to 6 bytes over an alphabet of each kind of byte.
+    let alphabet: &[u8] = b"0a-Fz \\\"#";
+    let mut texts = vec![Vec::new()];
+    for len in 1..=6 {
+        let longer: Vec<Vec<u8>> = texts
+            .iter()
+            .filter(|t| t.len() == len - 1)
+            .flat_map(|t| alphabet.iter().map(move |&b| [&t[..], &[b]].concat()))
+            .collect();
+        texts.extend(longer);
+    }
+    // And longer ones, where the digits are found eight bytes at a time.
+    texts.push(b"0123456789abcdef-xyz-12ab cafe 2026-12-07T19:30:09Z deadbeefcafe0".to_vec());
+    for text in texts {
+        let mut out = Vec::new();
+        normalize(&text, &mut out);
+        assert_eq!(out, plainly(&text), "{:?}", String::from_utf8_lossy(&text));
+    }
+}
+
+#[test]
 fn failures_are_flagged_or_said_early() {
     let failed = |json: &str| read(json).failed;
     assert!(failed(r#"{"content":"ok","isError":true}"#));

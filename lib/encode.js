@@ -175,6 +175,7 @@ const ENDS = 4096
 
 /** Whether every code unit of `text` fits in a byte. */
 function narrow(text) {
+  if (text.length <= 2 * ENDS) return !WIDE_UNIT.test(text)
   return !WIDE_UNIT.test(text.slice(0, ENDS)) && !WIDE_UNIT.test(text.slice(-ENDS)) && !WIDE_UNIT.test(text)
 }
 

@@ -6,7 +6,7 @@
 // that only calls next(). The core's stages are timed by the core's own profile test
 // (core/src/profile.rs, built with cargo test --release and run once a round, right after the
 // JavaScript side), over the very transports the walk wrote: the side-by-side read that tells a
-// call from the one before and checks it (core/src/side_by_side.rs), the memo and the chain; and
+// call from the one before and checks it (core/src/side_by_side.rs), the guard and the chain; and
 // what a call that must be keyed adds, its key form written from the transport and
 // BLAKE3. The crossing (the Node-API call, the header, the registry, the agent and tool) is what
 // the native call takes beyond the core's `Guard::observe`. Figures to read, never pass/fail.
@@ -132,7 +132,7 @@ for (const c of cases) {
       ['the JavaScript walk (lib/encode.js)', m((r) => r.walk)],
       ['the crossing (Node-API call, header, registry, agent and tool)', m((r) => r.native - r.walk - r.core.observe)],
       ['telling the call from the last one, and checking it (core/src/side_by_side.rs)', m((r) => r.core.side_by_side)],
-      ['the memo and the chain', m((r) => r.core.observe - r.core.side_by_side)],
+      ['the guard and the chain', m((r) => r.core.observe - r.core.side_by_side)],
       ['the plugin around it (tracked-tool cache, the await)', m((r) => r.listener - r.native - r.floor)],
       ['the floor (a listener that only calls next())', m((r) => r.floor)],
     ],

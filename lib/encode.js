@@ -2,13 +2,12 @@
 // writes it, as it stands, into one ArrayBuffer after the agent id and the tool name, in the
 // transport's encoding (core/src/transport.rs): a tag per value, members in their own order,
 // numbers as they are, strings as code units (one byte each when they all fit), containers with
-// their size in bytes, and values JSON has no form for marked as such. Rust applies every canonical rule (key order, `-0`, what JSON leaves
-// out) and checks every byte. In Node, strings of a few dozen units or more are copied in by Node's
-// Buffer. This beats
-// JSON.stringify, which escapes every character and prints every number only for Rust to parse
-// the text again. Anything that is not plain parsed JSON (toJSON, class instances, BigInt, very
-// deep or cyclic values) is left to the class's own `observe`, which follows JSON.stringify's
-// rules exactly.
+// their size in bytes, and values JSON has no form for marked as such. Rust applies every
+// canonical rule (key order, `-0`, what JSON leaves out) and checks every byte. In Node, strings of
+// a few dozen units or more are copied in by Node's Buffer. This beats JSON.stringify, which
+// escapes every character and prints every number only for Rust to parse the text again. Anything
+// that is not plain parsed JSON (toJSON, class instances, BigInt, very deep or cyclic values) is
+// left to the class's own `observe`, which follows JSON.stringify's rules exactly.
 
 // Deeper values take the class path, which detects cycles; so does a huge flat one.
 const MAX_DEPTH = 4096
@@ -114,14 +113,20 @@ function grow(needed, kept) {
 
 /**
  * Writes a string at `at`: its tag, its length (LEB128) and its code units, one byte each when
- * they all fit in one. Returns the position after it, or -1 when the buffer would grow past the cap.
+ * they all fit in one (copied by Node's Buffer from NATIVE_COPY units on). Returns the position
+ * after it, or -1 when the buffer would grow past the cap.
  */
 function string(text, at) {
   const length = text.length
-  if (length >= NATIVE_COPY && nodeBytes !== undefined) return copied(text, at)
   // Room for the wide form; the length takes at most 4 bytes (strings are shorter than MAX_BYTES).
   const end = at + 5 + 2 * length
   if (end > bytes.length && !grow(end, at)) return -1
+  if (length >= NATIVE_COPY && nodeBytes !== undefined) {
+    const oneByte = narrow(text)
+    bytes[at] = oneByte ? NARROW : WIDE
+    at = writeLength(length, at + 1)
+    return at + nodeBytes.write(text, at, oneByte ? 'latin1' : 'utf16le')
+  }
   // Locals, not the module's bindings, inside the loops.
   const out = bytes
   const tag = at
@@ -156,17 +161,6 @@ function writeLength(length, at) {
   return at
 }
 
-
-/** `string` by Node's Buffer: the tag, the length, and the code units copied natively. */
-function copied(text, at) {
-  const length = text.length
-  const end = at + 5 + 2 * length
-  if (end > bytes.length && !grow(end, at)) return -1
-  const oneByte = narrow(text)
-  bytes[at] = oneByte ? NARROW : WIDE
-  at = writeLength(length, at + 1)
-  return at + nodeBytes.write(text, at, oneByte ? 'latin1' : 'utf16le')
-}
 
 // A code unit past 0xff. V8 answers at once for a string it stores one byte a code unit, and
 // scans one it stores two bytes a unit up to the first such unit: its ends are looked at first.

@@ -144,13 +144,13 @@ struct Source<'a> {
 }
 
 impl<'a> Source<'a> {
-    /// Where the code units of the string whose tag is at `at` (a checked one) lie, and where
-    /// the string ends.
-    fn locate(&self, at: usize) -> (KeyAt, usize) {
+    /// Where the code units of the string whose tag is at `at` (a checked one) lie; the string
+    /// ends where they do.
+    fn locate(&self, at: usize) -> KeyAt {
         // A checked transport's strings always read; were one not to, the walk ends there.
         let none = (false, at, self.bytes.len());
         let (wide, start, end) = string_span(self.bytes, at).unwrap_or(none);
-        (KeyAt { start, end, wide }, end)
+        KeyAt { start, end, wide }
     }
 
     /// The code units at `key`.
@@ -165,15 +165,12 @@ impl<'a> Source<'a> {
 
     /// The string whose tag is at `at` (a checked one).
     fn string(&self, at: usize) -> Units<'a> {
-        self.units(self.locate(at).0)
+        self.units(self.locate(at))
     }
 
     /// Where the value whose tag is at `at` ends.
     fn end(&self, at: usize) -> usize {
-        match self.tag(at) {
-            NARROW | WIDE => self.locate(at).1,
-            _ => value_end(self.bytes, at).unwrap_or(self.bytes.len()),
-        }
+        value_end(self.bytes, at).unwrap_or(self.bytes.len())
     }
 
     fn tag(&self, at: usize) -> u8 {
@@ -319,10 +316,14 @@ fn write_value(
             let end = container_end(bytes, at).unwrap_or(at);
             let mut next = at + 1 + SIZE_BYTES;
             while next + 1 < end {
-                let (key, value) = source.locate(next);
+                let key = source.locate(next);
                 let index = source.units(key).array_index().unwrap_or(u32::MAX);
-                members.push(Member { key, index, value });
-                next = source.end(value);
+                members.push(Member {
+                    key,
+                    index,
+                    value: key.end,
+                });
+                next = source.end(key.end);
             }
             let stop = sort_members(source, members, base);
             frames.push(Frame::Object {

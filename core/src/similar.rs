@@ -30,15 +30,17 @@ pub struct SimilarConfig {
     pub similarity: f64,
 }
 
-/// The sorted bigrams of `units`: each two adjacent code units as one number.
+/// Two adjacent code units as one number.
+fn bigram(pair: &[u16]) -> u32 {
+    match *pair {
+        [a, b] => (u32::from(a) << 16) | u32::from(b),
+        _ => 0,
+    }
+}
+
+/// The sorted bigrams of `units`.
 pub(crate) fn bigrams(units: &[u16]) -> Vec<u32> {
-    let mut bigrams: Vec<u32> = units
-        .windows(2)
-        .map(|pair| match *pair {
-            [a, b] => (u32::from(a) << 16) | u32::from(b),
-            _ => 0,
-        })
-        .collect();
+    let mut bigrams: Vec<u32> = units.windows(2).map(bigram).collect();
     bigrams.sort_unstable();
     bigrams
 }
@@ -74,13 +76,8 @@ pub(crate) fn similarity(a: &[u16], b: &[u16]) -> f64 {
 pub(crate) fn similarity_bound(a: &[u16], b: &[u16]) -> f64 {
     dice(a, b, |a, b| {
         const BUCKETS: usize = 1 << 10;
-        let bucket = |pair: &[u16]| match *pair {
-            [x, y] => {
-                let bigram = (u32::from(x) << 16) | u32::from(y);
-                (bigram.wrapping_mul(0x9e37_79b1) >> 22) as usize % BUCKETS
-            }
-            _ => 0,
-        };
+        let bucket =
+            |pair: &[u16]| (bigram(pair).wrapping_mul(0x9e37_79b1) >> 22) as usize % BUCKETS;
         let mut counts = [0_u16; BUCKETS];
         for pair in a.windows(2) {
             if let Some(count) = counts.get_mut(bucket(pair)) {

@@ -22,12 +22,16 @@ pub const HELD_BYTES: usize = 4 * MAX_BYTES + 1024;
 #[derive(Debug, Clone, Default)]
 pub(crate) struct LastCall {
     tool: Vec<u16>,
+    /// The call's transport; empty when none is kept (none yet, one too large, or one not given
+    /// as a transport): a checked transport holds a value, so it is never empty.
     bytes: Vec<u8>,
-    /// Whether a call is kept: false for none yet, one too large, or one not given as a transport.
-    held: bool,
 }
 
 impl LastCall {
+    fn held(&self) -> bool {
+        !self.bytes.is_empty()
+    }
+
     /// Whether `tool` with `arguments` certainly is the call kept (`true`) or certainly another
     /// (`false`); `None` when that takes their keys: nothing is kept, the call is no transport or
     /// too large, or the side-by-side read cannot tell. A call said to be another is well formed.
@@ -40,7 +44,7 @@ impl LastCall {
         let Arguments::Transport(bytes) = arguments else {
             return None;
         };
-        if !self.held || size(tool, bytes) > MAX_BYTES {
+        if !self.held() || size(tool, bytes) > MAX_BYTES {
             return None;
         }
         if *self.tool != *tool {
@@ -59,7 +63,6 @@ impl LastCall {
     /// Keeps `tool` with `arguments`, checked in full (keyed, or told apart from the call kept),
     /// in place of the call kept; nothing is kept of one that is no transport or too large.
     pub(crate) fn keep(&mut self, tool: &[u16], arguments: Arguments<'_>) {
-        self.held = false;
         let Arguments::Transport(bytes) = arguments else {
             return self.clear();
         };
@@ -68,7 +71,6 @@ impl LastCall {
         }
         refill(&mut self.tool, tool);
         refill(&mut self.bytes, bytes);
-        self.held = true;
     }
 
     /// Gives back what a call kept before took.
@@ -79,7 +81,7 @@ impl LastCall {
     /// `f` called with the call kept, when there is one: its tool and arguments.
     pub(crate) fn with_call<R>(&self, f: impl FnOnce(Option<(&[u16], Arguments<'_>)>) -> R) -> R {
         f(self
-            .held
+            .held()
             .then(|| (&self.tool[..], Arguments::Transport(&self.bytes))))
     }
 

@@ -34,16 +34,6 @@ impl Sink for String {
     }
 }
 
-/// The text's UTF-8 bytes, written without a check of each plain run.
-impl Sink for Vec<u8> {
-    fn write(&mut self, chunk: &str) {
-        self.extend_from_slice(chunk.as_bytes());
-    }
-    fn write_ascii(&mut self, chunk: &[u8]) {
-        self.extend_from_slice(chunk);
-    }
-}
-
 impl Arguments<'_> {
     /// Writes the canonical form to `sink`.
     pub fn write_canonical(&self, sink: &mut impl Sink) -> Result<(), CanonicalError> {

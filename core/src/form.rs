@@ -105,6 +105,30 @@ impl FormStr<'_> {
         (!self.wide).then_some(self.bytes)
     }
 
+    /// Its code units as bytes, one each where it is narrow; else into `out`, an ASCII unit as its
+    /// byte and any other as three bytes past ASCII: ASCII text reads as itself either way.
+    pub(crate) fn as_bytes<'b>(&'b self, out: &'b mut Vec<u8>) -> &'b [u8] {
+        if !self.wide {
+            return self.bytes;
+        }
+        out.clear();
+        let (fours, rest) = self.bytes.as_chunks::<8>();
+        for four in fours {
+            // Four ASCII units at once, most of a wide string's text.
+            if u64::from_le_bytes(*four) & 0xff80_ff80_ff80_ff80 == 0 {
+                out.extend([four[0], four[2], four[4], four[6]]);
+            } else {
+                for &pair in four.as_chunks().0 {
+                    push_unit(out, pair);
+                }
+            }
+        }
+        for &pair in rest.as_chunks().0 {
+            push_unit(out, pair);
+        }
+        out
+    }
+
     /// The string cut to its first `units` code units, where it is longer.
     pub(crate) fn cut(self, units: usize) -> Self {
         let end = if self.wide {
@@ -126,6 +150,14 @@ impl FormStr<'_> {
         } else {
             out.extend(self.bytes.iter().map(|&byte| u16::from(byte)));
         }
+    }
+}
+
+/// [`FormStr::as_bytes`] of one wide unit.
+fn push_unit(out: &mut Vec<u8>, pair: [u8; 2]) {
+    match u16::from_le_bytes(pair) {
+        unit @ 0..0x80 => out.push(unit as u8),
+        unit => out.extend([unit >> 14, unit >> 7, unit].map(|bits| 0x80 | (bits & 0x7f) as u8)),
     }
 }
 

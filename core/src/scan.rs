@@ -39,17 +39,18 @@ pub(crate) fn digits(x: u64) -> u64 {
     at_least(x, b'0') & !at_least(x, b'9' + 1)
 }
 
+/// ASCII letters, in either case.
+#[inline]
+pub(crate) fn letters(x: u64) -> u64 {
+    let lower = x | (LOW * 0x20);
+    at_least(lower, b'a') & !at_least(lower, b'z' + 1)
+}
+
 /// The bytes a JSON string literal does not hold as they are: control characters, `"` and `\`
 /// (escaped), and those past ASCII (encoded).
 #[inline]
 pub(crate) fn escaped(x: u64) -> u64 {
     (!at_least(x, 0x20) & HIGH) | equal(x, b'"') | equal(x, b'\\')
-}
-
-/// Quotation marks.
-#[inline]
-pub(crate) fn quotes(x: u64) -> u64 {
-    equal(x, b'"')
 }
 
 #[cfg(test)]
@@ -61,10 +62,10 @@ mod tests {
         type Kind = (fn(u64) -> u64, fn(u8) -> bool);
         let kinds: [Kind; 3] = [
             (digits, |b| b.is_ascii_digit()),
+            (letters, |b| b.is_ascii_alphabetic()),
             (escaped, |b| {
                 b < 0x20 || b == b'"' || b == b'\\' || b >= 0x80
             }),
-            (quotes, |b| b == b'"'),
         ];
         for (kind, is) in kinds {
             for byte in 0..=255_u8 {

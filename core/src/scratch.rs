@@ -22,9 +22,11 @@ pub struct Scratch {
     units: Vec<u16>,
     /// The key form being written.
     pub(crate) form: Vec<u8>,
-    /// A result's canonical text, and that text with its volatile parts removed (`windows`).
-    pub(crate) text: Vec<u8>,
+    /// A result's form with its volatile parts removed, the first bytes of its strings, and a
+    /// wide string as UTF-8 (`windows`).
     pub(crate) normalized: Vec<u8>,
+    pub(crate) said: Vec<u8>,
+    pub(crate) text: Vec<u8>,
 }
 
 /// Buffers larger than this are given back after a call.
@@ -47,10 +49,8 @@ impl Scratch {
         trim(&mut self.units);
         trim(&mut self.form);
         trim(&mut self.normalized);
-        self.text.clear();
-        if self.text.capacity() > KEEP {
-            self.text = Vec::new();
-        }
+        trim(&mut self.said);
+        trim(&mut self.text);
     }
 }
 

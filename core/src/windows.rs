@@ -14,26 +14,34 @@
 //! and again for that call only once the call it came at has left the window
 //! (a loop that goes on is reminded of every `window` calls).
 //!
-//! A result is compared after its volatile parts are removed: in its
-//! canonical text, every run of hexadecimal digits and hyphens that holds a
-//! decimal digit reads as one `#`. Numbers, counters, durations, timestamps'
-//! parts, line numbers in error messages, hexadecimal ids and UUIDs so compare
-//! equal, while any change in the result's words is progress. A result is a
-//! failure when it says so (`"isError":true`) or when its first
-//! [`FAILURE_PREFIX`] bytes hold one of [`FAILURE_WORDS`] at the start of a
-//! word, in any case: tools that report errors as text (shells, editors) are
-//! read as the model reads them. Per agent the guard keeps one 32-byte digest
-//! per call of the window (for a failure, its arguments' too), never a copy.
+//! A result is compared as a value (members in any order) after its volatile
+//! parts are removed: in each of its strings and numbers, every run of
+//! hexadecimal digits and hyphens that holds a decimal digit reads as one
+//! `#`. Numbers, counters, durations, timestamps' parts, line numbers in error
+//! messages, hexadecimal ids and UUIDs so compare equal, while any change in
+//! the result's words is progress. A result is a failure when it says so (a
+//! member `isError` that is `true`) or when the first [`FAILURE_PREFIX`] bytes
+//! of its strings, in canonical order, hold one of [`FAILURE_WORDS`] at the
+//! start of a word, in any case: tools that report errors as text (shells,
+//! editors) are read as the model reads them. Per agent the guard keeps one
+//! 16-byte digest per call of the window (for a failure, its arguments' too),
+//! never a copy.
 
+use std::collections::hash_map::RandomState;
 use std::collections::VecDeque;
-use std::mem::take;
+use std::hash::{BuildHasher, Hasher};
+use std::sync::OnceLock;
+
+use xxhash_rust::xxh3::{xxh3_128_with_seed, Xxh3};
 
 use crate::arguments::Arguments;
-use crate::canonical::write_canonical_in;
 use crate::error::CanonicalError;
+use crate::form::read_string;
+use crate::form::tag::{ARRAY, END, NARROW, NUMBER, OBJECT, TRUE, WIDE};
 use crate::key::{CallKey, KeyForm};
+use crate::number::js_number;
 use crate::scan;
-use crate::scratch::Scratch;
+use crate::scratch::{write_form, Scratch};
 
 /// The defaults, chosen on the shared trajectories (docs/DETECTION.md): the most stuck runs caught
 /// while reminding in at most 1 % of the solved ones.
@@ -76,8 +84,8 @@ pub struct WindowConfig {
     pub window: f64,
 }
 
-/// A BLAKE3 digest of what a detection compares.
-pub(crate) type CallDigest = [u8; blake3::OUT_LEN];
+/// A 128-bit XXH3 digest of what a detection compares, under the process's [`seed`].
+pub(crate) type CallDigest = u128;
 
 /// A call as a window holds it: what its detection compares and, for `failures`, the digest of
 /// its arguments (the key), for calls with the same arguments count once.
@@ -93,6 +101,23 @@ pub(crate) type Compared<'a> = (
     Option<(&'a WindowConfig, CallDigest)>,
     Option<(&'a WindowConfig, Option<Counted>)>,
 );
+
+/// The digests' seed, drawn once per process: what a tool prints cannot be made to collide with
+/// another result without it. Digests live only in memory, so none outlives its seed.
+fn seed() -> u64 {
+    static SEED: OnceLock<u64> = OnceLock::new();
+    *SEED.get_or_init(|| RandomState::new().build_hasher().finish())
+}
+
+/// The digest of `parts`, each with its length: no two lists of parts share their bytes.
+fn digest(parts: &[&[u8]]) -> CallDigest {
+    let mut hasher = Xxh3::with_seed(seed());
+    for part in parts {
+        hasher.update(&(part.len() as u64).to_le_bytes());
+        hasher.update(part);
+    }
+    hasher.digest128()
+}
 
 /// What `noProgress` and `failures` compare for the call `(key, tool)` with this result:
 /// `noProgress` the digest of the call's key and its normalized result, `failures` (for a failure
@@ -110,28 +135,19 @@ pub(crate) fn compared<'a>(
     }
     let failed = read_result(result, failures.is_some(), scratch)?;
     // Hashed once; each detection's digest is of what it adds and this one.
-    let normalized = blake3::hash(&scratch.normalized);
-    let normalized = normalized.as_bytes();
-    let keyed = || {
-        let mut hasher = blake3::Hasher::new();
-        match key.form() {
-            KeyForm::Inline(form) => hasher.update(b"i").update(form),
-            KeyForm::Digest(hash) => hasher.update(b"d").update(&hash),
-        };
-        hasher
+    let normalized = xxh3_128_with_seed(&scratch.normalized, seed()).to_le_bytes();
+    let form = key.form();
+    let (kind, key): (&[u8], &[u8]) = match &form {
+        KeyForm::Inline(form) => (b"i", form),
+        KeyForm::Digest(hash) => (b"d", hash),
     };
-    let no_progress =
-        no_progress.map(|config| (config, *keyed().update(normalized).finalize().as_bytes()));
+    let no_progress = no_progress.map(|config| (config, digest(&[kind, key, &normalized])));
     let failures = failures.map(|config| {
         let failure = failed.then(|| {
-            let mut hasher = blake3::Hasher::new();
-            hasher.update(&(tool.len() as u64).to_le_bytes());
-            for unit in tool {
-                hasher.update(&unit.to_le_bytes());
-            }
+            let tool: Vec<u8> = tool.iter().flat_map(|unit| unit.to_le_bytes()).collect();
             Counted {
-                digest: *hasher.update(normalized).finalize().as_bytes(),
-                arguments: Some(*keyed().finalize().as_bytes()),
+                digest: digest(&[&tool, &normalized]),
+                arguments: Some(digest(&[kind, key])),
             }
         });
         (config, failure)
@@ -146,23 +162,84 @@ fn read_result(
     failures: bool,
     scratch: &mut Scratch,
 ) -> Result<bool, CanonicalError> {
-    let (mut text, mut normalized) = (take(&mut scratch.text), take(&mut scratch.normalized));
     // Empty whatever a call that failed midway left, not only after `Scratch::trim`.
-    text.clear();
-    normalized.clear();
-    let read = match result {
-        None => {
-            normalized.push(b'-');
-            Ok(false)
-        }
-        Some(result) => write_canonical_in(result, &mut text, &[], scratch).map(|()| {
-            normalized.push(b'r');
-            normalize(&text, &mut normalized);
-            failures && (says_failure(&text) || holds_error_flag(&text))
-        }),
+    scratch.normalized.clear();
+    let Some(result) = result else {
+        scratch.normalized.push(b'-');
+        return Ok(false);
     };
-    (scratch.text, scratch.normalized) = (text, normalized);
-    read
+    scratch.form.clear();
+    write_form(result, &[], scratch)?;
+    let Scratch {
+        form,
+        normalized,
+        text,
+        said,
+        ..
+    } = scratch;
+    let flagged = normalize_form(form, normalized, said, text);
+    Ok(failures && (flagged || says_failure(said)))
+}
+
+/// Writes the key form of a result, `form`, into `out` with each string's and number's text
+/// normalized, and the first [`FAILURE_PREFIX`] bytes of its strings, in canonical order, into
+/// `said`; whether a member `isError` is `true`, at any depth. Each string and number is written
+/// with its length and tag after it, so that no two forms write the same bytes. A wide string is
+/// read as bytes in `wide`.
+fn normalize_form(form: &[u8], out: &mut Vec<u8>, said: &mut Vec<u8>, wide: &mut Vec<u8>) -> bool {
+    said.clear();
+    // Per open container: an array (`0`), or an object whose next item is a key (`1`) or a value.
+    let mut open: Vec<u8> = Vec::new();
+    let (mut flagged, mut flag_key) = (false, false);
+    let mut at = 0;
+    while let Some(&tag) = form.get(at) {
+        let role = match open.last_mut() {
+            Some(state @ 1..=2) if tag != END => {
+                *state = 3 - *state;
+                3 - *state
+            }
+            _ => 0,
+        };
+        let text_start = out.len();
+        at = match tag {
+            NUMBER => {
+                let bits = form.get(at + 1..).and_then(|rest| rest.first_chunk::<8>());
+                let value = f64::from_le_bytes(bits.copied().unwrap_or_default());
+                normalize(js_number(value, &mut ryu_js::Buffer::new()).as_bytes(), out);
+                at + 9
+            }
+            NARROW | WIDE => {
+                let Ok((string, end)) = read_string(form, at) else {
+                    break;
+                };
+                let text = string.as_bytes(wide);
+                let room = FAILURE_PREFIX.saturating_sub(said.len());
+                if room > 0 {
+                    said.extend_from_slice(text.get(..room).unwrap_or(text));
+                    // Where one string ends, a word does.
+                    said.push(b'"');
+                }
+                flag_key = role == 1 && text == b"isError";
+                normalize(text, out);
+                end
+            }
+            _ => {
+                flagged |= flag_key && role == 2 && tag == TRUE;
+                match tag {
+                    ARRAY | OBJECT => open.push(u8::from(tag == OBJECT)),
+                    END => drop(open.pop()),
+                    _ => {}
+                }
+                out.push(tag);
+                at += 1;
+                continue;
+            }
+        };
+        let len = (out.len() - text_start) as u32;
+        out.extend_from_slice(&len.to_le_bytes());
+        out.push(tag);
+    }
+    flagged
 }
 
 /// Whether a byte belongs to a run that `normalize` may replace: a hexadecimal digit or a hyphen.
@@ -198,30 +275,39 @@ fn normalize(text: &[u8], out: &mut Vec<u8>) {
     out.extend_from_slice(rest);
 }
 
-/// Whether the first [`FAILURE_PREFIX`] bytes of `text` hold one of [`FAILURE_WORDS`] at the
-/// start of a word, in any case: the words are compared only at a word start whose first letter
-/// begins one of them.
+/// Whether `text` holds one of [`FAILURE_WORDS`] at the start of a word, in any case. The starts
+/// of words (a letter after a byte that is neither a letter nor a digit) are found eight bytes at
+/// a time, and the words compared only at one whose first letter begins one of them.
 fn says_failure(text: &[u8]) -> bool {
-    let text = text.get(..FAILURE_PREFIX).unwrap_or(text);
-    let mut word_start = true;
-    for (at, &byte) in text.iter().enumerate() {
-        let starts = word_start;
-        word_start = !byte.is_ascii_alphanumeric();
-        // Every word begins with a letter.
-        if !starts || !byte.is_ascii_alphabetic() {
-            continue;
-        }
-        let rest = text.get(at..).unwrap_or_default();
-        let mut words = WORDS_BY_LETTER[usize::from(byte.to_ascii_lowercase() - b'a') % 26];
-        while words != 0 {
-            let word = FAILURE_WORDS[words.trailing_zeros() as usize % FAILURE_WORDS.len()];
-            if rest
-                .get(..word.len())
-                .is_some_and(|head| head.eq_ignore_ascii_case(word.as_bytes()))
-            {
-                return true;
+    let (eights, rest) = text.as_chunks::<8>();
+    let mut last = [b' '; 8];
+    last.get_mut(..rest.len())
+        .unwrap_or_default()
+        .copy_from_slice(rest);
+    // Whether the byte before these eight is a letter or a digit, as the first byte's high bit.
+    let mut before = 0;
+    for (n, eight) in eights.iter().chain([&last]).enumerate() {
+        let x = u64::from_le_bytes(*eight);
+        let letters = scan::letters(x);
+        let alphanumeric = letters | scan::digits(x);
+        let mut starts = letters & !(alphanumeric << 8 | before);
+        before = alphanumeric >> 56;
+        while starts != 0 {
+            let from = text.get(n * 8 + (starts.trailing_zeros() / 8) as usize..);
+            let from = from.unwrap_or_default();
+            let first = from.first().map_or(0, u8::to_ascii_lowercase);
+            let mut words = WORDS_BY_LETTER[usize::from(first.wrapping_sub(b'a')) % 26];
+            while words != 0 {
+                let word = FAILURE_WORDS[words.trailing_zeros() as usize % FAILURE_WORDS.len()];
+                if from
+                    .get(..word.len())
+                    .is_some_and(|head| head.eq_ignore_ascii_case(word.as_bytes()))
+                {
+                    return true;
+                }
+                words &= words - 1;
             }
-            words &= words - 1;
+            starts &= starts - 1;
         }
     }
     false
@@ -237,21 +323,6 @@ const WORDS_BY_LETTER: [u16; 26] = {
     }
     words
 };
-
-/// Whether `text` holds [`ERROR_FLAG`], looked for at each quotation mark.
-fn holds_error_flag(text: &[u8]) -> bool {
-    let mut rest = text;
-    while let Some(at) = scan::first(rest, scan::quotes) {
-        let from = rest.get(at..).unwrap_or_default();
-        if from.starts_with(ERROR_FLAG.as_bytes()) {
-            return true;
-        }
-        rest = from.get(1..).unwrap_or_default();
-    }
-    false
-}
-
-const ERROR_FLAG: &str = r#""isError":true"#;
 
 /// An agent's last calls as one detection compares them.
 #[derive(Debug, Clone, Default)]

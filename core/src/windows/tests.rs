@@ -91,6 +91,73 @@ fn volatile_parts_are_removed() {
 }
 
 #[test]
+fn a_result_is_compared_as_its_value_whatever_form_it_came_in() {
+    // Members in any order; a raw string as the JSON string it is.
+    assert_eq!(digest(r#"{"a":1,"b":"x"}"#), digest(r#"{"b":"x","a":2}"#));
+    let text: Vec<u16> = "ünïcode ✓ 12".encode_utf16().collect();
+    let config = WindowConfig {
+        min_calls: 2.0,
+        window: 2.0,
+    };
+    let scratch = &mut Scratch::default();
+    let result = Some(Arguments::Text(&text));
+    let compared = compared(Some(&config), None, (&key(0), &[0x67]), result, scratch);
+    assert_eq!(compared.unwrap().0.unwrap().1, digest(r#""ünïcode ✓ 34""#));
+    // Wide strings lose their volatile parts as narrow ones do, wherever their other characters lie.
+    for at in 0..12 {
+        let mut text = "12 passed, 3 failed".to_owned();
+        text.insert(at, '✓');
+        let other = text.replace("12", "345").replace('3', "67");
+        assert_eq!(
+            digest(&format!("{text:?}")),
+            digest(&format!("{other:?}")),
+            "{text}"
+        );
+        assert_ne!(
+            digest(&format!("{text:?}")),
+            digest(&format!("{:?}", text.replace('✓', "✗")))
+        );
+    }
+    // Where a string ends, and what kind of value it is, count.
+    assert_ne!(digest(r#"["ab","c"]"#), digest(r#"["a","bc"]"#));
+    assert_ne!(digest(r#"["1"]"#), digest("[1]"));
+    assert_ne!(digest("[true]"), digest(r#"["true"]"#));
+    // Numbers lose their digits as their text would.
+    assert_eq!(digest("[1.5,-2]"), digest("[22.75,300]"));
+    assert_ne!(digest("[1]"), digest("[1.5]"));
+}
+
+#[test]
+fn failure_words_are_found_at_every_start_of_a_word() {
+    let plainly = |text: &[u8]| {
+        (0..text.len()).any(|at| {
+            (at == 0 || !text[at - 1].is_ascii_alphanumeric())
+                && FAILURE_WORDS.iter().any(|word| {
+                    text.get(at..at + word.len())
+                        .is_some_and(|head| head.eq_ignore_ascii_case(word.as_bytes()))
+                })
+        })
+    };
+    let words = FAILURE_WORDS
+        .iter()
+        .chain(&["Error", "ERRORS", "xerror", "err", "usage"]);
+    for word in words {
+        for before in [b' ', b'\n', b'_', b'9', b'x', b'X', 0xc3, b'"', b'@', b'['] {
+            for pad in 0..20 {
+                let text = [&vec![b'a'; pad][..], &[before], word.as_bytes(), b" ok"].concat();
+                assert_eq!(
+                    says_failure(&text),
+                    plainly(&text),
+                    "{:?}",
+                    String::from_utf8_lossy(&text)
+                );
+                assert_eq!(says_failure(&text[pad + 1..]), plainly(&text[pad + 1..]));
+            }
+        }
+    }
+}
+
+#[test]
 fn normalize_replaces_each_maximal_run_that_holds_a_digit() {
     // The rule read plainly: maximal runs of hexadecimal digits and hyphens, one at a time.
     let in_run = |byte: &u8| RUN[usize::from(*byte)];
@@ -151,6 +218,11 @@ fn failures_are_flagged_or_said_early() {
     assert!(failed(&far));
     assert!(!failed(&far.replace("true", "false")));
     assert!(read_as(None).failed.not());
+    // The flag is a member: at any depth, but not a string that reads so, nor an array's items.
+    assert!(failed(r#"{"content":[{"isError":true,"text":"ok"}]}"#));
+    assert!(!failed(r#"{"content":["isError",true]}"#));
+    assert!(!failed(r#"{"isError":"true"}"#));
+    assert!(!failed(r#"{"content":"\"isError\":true"}"#));
 }
 
 #[test]

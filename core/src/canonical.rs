@@ -228,91 +228,13 @@ pub fn write_string_literal(units: &[u16], sink: &mut impl Sink) {
 
 fn write_literal(units: impl Iterator<Item = u16>, sink: &mut impl Sink) {
     sink.write("\"");
-    // Characters written as they are gather in `run`, which goes to the sink whole: a write a
-    // character costs more than the character. A high surrogate waits in `high` for its pair.
-    let mut run = Run::default();
-    let mut high = None;
-    for unit in units {
-        if let Some(first) = high.take() {
-            if let Some(c) = char::decode_utf16([first, unit])
-                .next()
-                .and_then(Result::ok)
-            {
-                run.push(c, sink);
-                continue;
-            }
-            run.flush(sink);
-            write_escape(first, sink);
-        }
-        match unit {
-            // Most units: printable ASCII, written as they are.
-            0x20..=0x7f if unit != u16::from(b'"') && unit != u16::from(b'\\') => {
-                run.push(char::from(unit as u8), sink);
-            }
-            0xd800..=0xdbff => high = Some(unit),
-            0xdc00..=0xdfff => {
-                run.flush(sink);
-                write_escape(unit, sink);
-            }
-            _ => match char::from_u32(u32::from(unit)) {
-                Some(c) if c >= ' ' && c != '"' && c != '\\' => run.push(c, sink),
-                Some(c) => {
-                    run.flush(sink);
-                    write_char(c, sink);
-                }
-                None => {}
-            },
+    for c in char::decode_utf16(units) {
+        match c {
+            Ok(c) => write_char(c, sink),
+            Err(lone) => write_escape(lone.unpaired_surrogate(), sink),
         }
     }
-    if let Some(lone) = high {
-        run.flush(sink);
-        write_escape(lone, sink);
-    }
-    run.flush(sink);
     sink.write("\"");
-}
-
-/// Characters written as they are, gathered for one write.
-struct Run {
-    bytes: [u8; 256],
-    len: usize,
-    /// Whether every byte is ASCII.
-    ascii: bool,
-}
-
-impl Default for Run {
-    fn default() -> Self {
-        Self {
-            bytes: [0; 256],
-            len: 0,
-            ascii: true,
-        }
-    }
-}
-
-impl Run {
-    #[inline]
-    fn push(&mut self, c: char, sink: &mut impl Sink) {
-        if self.len > self.bytes.len() - 4 {
-            self.flush(sink);
-        }
-        self.ascii &= c.is_ascii();
-        self.len += self
-            .bytes
-            .get_mut(self.len..)
-            .map_or(0, |room| c.encode_utf8(room).len());
-    }
-
-    /// Writes what it holds, whole characters, and empties it.
-    fn flush(&mut self, sink: &mut impl Sink) {
-        let bytes = self.bytes.get(..self.len).unwrap_or_default();
-        if self.ascii {
-            sink.write_ascii(bytes);
-        } else {
-            sink.write(std::str::from_utf8(bytes).unwrap_or_default());
-        }
-        (self.len, self.ascii) = (0, true);
-    }
 }
 
 /// Writes one character of a string literal, escaped as `JSON.stringify` escapes it.

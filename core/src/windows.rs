@@ -279,7 +279,7 @@ fn normalize(text: &[u8], out: &mut Vec<u8>) {
 
 /// Whether `text` holds one of [`FAILURE_WORDS`] at the start of a word, in any case. The starts
 /// of words (a letter after a byte that is neither a letter nor a digit) are found eight bytes at
-/// a time, and the words compared only at one whose first letter begins one of them.
+/// a time, and the words compared only at one whose first two letters begin one of them.
 fn says_failure(text: &[u8]) -> bool {
     let (eights, rest) = text.as_chunks::<8>();
     let mut last = [b' '; 8];
@@ -297,8 +297,14 @@ fn says_failure(text: &[u8]) -> bool {
         while starts != 0 {
             let from = text.get(n * 8 + (starts.trailing_zeros() / 8) as usize..);
             let from = from.unwrap_or_default();
-            let first = from.first().map_or(0, u8::to_ascii_lowercase);
-            let mut words = WORDS_BY_LETTER[usize::from(first.wrapping_sub(b'a')) % 26];
+            // Past `z` when not a letter: no word begins there.
+            let letter = |at: usize| {
+                let byte = from.get(at).map_or(0, u8::to_ascii_lowercase);
+                usize::from(byte.wrapping_sub(b'a'))
+            };
+            let (first, second) = (letter(0), letter(1));
+            let pair = (second < 26).then(|| WORDS_BY_PAIR.get(first * 26 + second));
+            let mut words = pair.flatten().copied().unwrap_or(0);
             while words != 0 {
                 let word = FAILURE_WORDS[words.trailing_zeros() as usize % FAILURE_WORDS.len()];
                 if from
@@ -315,12 +321,14 @@ fn says_failure(text: &[u8]) -> bool {
     false
 }
 
-/// For each letter from `a`, the [`FAILURE_WORDS`] that begin with it, one bit each.
-const WORDS_BY_LETTER: [u16; 26] = {
-    let mut words = [0; 26];
+/// For each two letters from `aa` (`aa`, `ab`, …), the [`FAILURE_WORDS`] that begin with them, one
+/// bit each: most words of a text begin otherwise, and are passed over at one look.
+const WORDS_BY_PAIR: [u16; 26 * 26] = {
+    let mut words = [0; 26 * 26];
     let mut i = 0;
     while i < FAILURE_WORDS.len() {
-        words[(FAILURE_WORDS[i].as_bytes()[0] - b'a') as usize] |= 1 << i;
+        let word = FAILURE_WORDS[i].as_bytes();
+        words[(word[0] - b'a') as usize * 26 + (word[1] - b'a') as usize] |= 1 << i;
         i += 1;
     }
     words

@@ -68,7 +68,7 @@ fn shared(a: &[u32], b: &[u32]) -> usize {
 /// they stand; only those between are sorted and merged: a call that changes one value of the
 /// last one costs two short sorts.
 pub(crate) fn similarity(a: &[u16], b: &[u16]) -> f64 {
-    dice(a, b, |a, b, _| shared(&bigrams(a), &bigrams(b)))
+    dice(a, b, 0.0, |a, b, _| shared(&bigrams(a), &bigrams(b)))
 }
 
 /// Whether [`similarity`] may reach `least`, in one pass without a sort: the bigrams between the
@@ -76,7 +76,7 @@ pub(crate) fn similarity(a: &[u16], b: &[u16]) -> f64 {
 /// shared, and the count stops once too few are left to reach `least`. Most pairs of calls fall
 /// short already by this.
 pub(crate) fn may_reach(a: &[u16], b: &[u16], least: f64) -> bool {
-    dice(a, b, |a, b, needed| {
+    dice(a, b, least, |a, b, needed| {
         const BUCKETS: usize = 1 << 10;
         let bucket =
             |pair: &[u16]| (bigram(pair).wrapping_mul(0x9e37_79b1) >> 22) as usize % BUCKETS;
@@ -88,7 +88,7 @@ pub(crate) fn may_reach(a: &[u16], b: &[u16], least: f64) -> bool {
         }
         let (mut shared, mut left) = (0, b.len().saturating_sub(1));
         for pair in b.windows(2) {
-            if shared + left < needed(least) {
+            if shared + left < needed {
                 break;
             }
             left -= 1;
@@ -103,11 +103,12 @@ pub(crate) fn may_reach(a: &[u16], b: &[u16], least: f64) -> bool {
 
 /// `2 |A ∩ B| / (|A| + |B|)` for the bigrams of `a` and `b`, with `shared_between` counting those
 /// shared between their common start and their common end (given the units there, and how many
-/// of them must be shared for a similarity).
+/// of them must be shared for the coefficient to reach `goal`).
 fn dice(
     a: &[u16],
     b: &[u16],
-    shared_between: impl Fn(&[u16], &[u16], &dyn Fn(f64) -> usize) -> usize,
+    goal: f64,
+    shared_between: impl Fn(&[u16], &[u16], usize) -> usize,
 ) -> f64 {
     let total = a.len().saturating_sub(1) + b.len().saturating_sub(1);
     if total == 0 {
@@ -131,10 +132,9 @@ fn dice(
         a.get(between(a)).unwrap_or_default(),
         b.get(between(b)).unwrap_or_default(),
     );
-    // Rounded down: a count below it falls short of `least` whatever the rounding of the ratio.
-    let needed =
-        |least: f64| ((least * total as f64 / 2.0).floor() as usize).saturating_sub(first + last);
-    let shared = first + last + shared_between(a_between, b_between, &needed);
+    // Rounded down: a count below it falls short of `goal` whatever the rounding of the ratio.
+    let needed = ((goal * total as f64 / 2.0).floor() as usize).saturating_sub(first + last);
+    let shared = first + last + shared_between(a_between, b_between, needed);
     (2 * shared) as f64 / total as f64
 }
 

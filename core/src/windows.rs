@@ -172,14 +172,8 @@ fn read_result(
     };
     scratch.form.clear();
     write_form(result, &[], scratch)?;
-    let Scratch {
-        form,
-        normalized,
-        text,
-        said,
-        ..
-    } = scratch;
-    let flagged = normalize_form(form, normalized, said, text);
+    let (said, wide) = (&mut scratch.said, &mut scratch.text);
+    let flagged = normalize_form(&scratch.form, &mut scratch.normalized, said, wide);
     Ok(failures && (flagged || says_failure(said)))
 }
 
@@ -297,14 +291,11 @@ fn says_failure(text: &[u8]) -> bool {
         while starts != 0 {
             let from = text.get(n * 8 + (starts.trailing_zeros() / 8) as usize..);
             let from = from.unwrap_or_default();
-            // Past `z` when not a letter: no word begins there.
-            let letter = |at: usize| {
-                let byte = from.get(at).map_or(0, u8::to_ascii_lowercase);
-                usize::from(byte.wrapping_sub(b'a'))
+            let pair = match from {
+                [first, second, ..] => usize::from(first & 0x1f) << 5 | usize::from(second & 0x1f),
+                _ => 0,
             };
-            let (first, second) = (letter(0), letter(1));
-            let pair = (second < 26).then(|| WORDS_BY_PAIR.get(first * 26 + second));
-            let mut words = pair.flatten().copied().unwrap_or(0);
+            let mut words = WORDS_BY_PAIR.get(pair).copied().unwrap_or(0);
             while words != 0 {
                 let word = FAILURE_WORDS[words.trailing_zeros() as usize % FAILURE_WORDS.len()];
                 if from
@@ -321,14 +312,15 @@ fn says_failure(text: &[u8]) -> bool {
     false
 }
 
-/// For each two letters from `aa` (`aa`, `ab`, …), the [`FAILURE_WORDS`] that begin with them, one
-/// bit each: most words of a text begin otherwise, and are passed over at one look.
-const WORDS_BY_PAIR: [u16; 26 * 26] = {
-    let mut words = [0; 26 * 26];
+/// For each two bytes, by the low five bits of each (a letter's place in the alphabet, in either
+/// case), the [`FAILURE_WORDS`] that may begin with them, one bit each: most words of a text begin
+/// otherwise, and are passed over at one look.
+const WORDS_BY_PAIR: [u16; 1 << 10] = {
+    let mut words = [0; 1 << 10];
     let mut i = 0;
     while i < FAILURE_WORDS.len() {
         let word = FAILURE_WORDS[i].as_bytes();
-        words[(word[0] - b'a') as usize * 26 + (word[1] - b'a') as usize] |= 1 << i;
+        words[((word[0] & 0x1f) as usize) << 5 | (word[1] & 0x1f) as usize] |= 1 << i;
         i += 1;
     }
     words

@@ -6,8 +6,8 @@
 //! call's sample is kept per agent, so a call costs one capped walk and, for
 //! a call of the same tool, a count of the bigrams where the two samples
 //! differ by bucket, stopped once too few are left to share, which rules
-//! most calls out, and only then a sort and
-//! merge of them, whatever the size of its arguments.
+//! most calls out, and only then a sort and merge of them, whatever the size
+//! of its arguments.
 
 /// How much of the canonical arguments a sample holds.
 pub const SAMPLE_UNITS: usize = 512;

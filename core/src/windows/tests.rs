@@ -203,6 +203,8 @@ fn failures_are_flagged_or_said_early() {
     assert!(failed(r#""ERROR: Invalid `path` parameter""#));
     assert!(failed(r#""Traceback (most recent call last):""#));
     assert!(failed(r#""Usage: edit <start>:<end>""#));
+    // A word starts after a line break (a character, not the two of its escape).
+    assert!(failed(r#""done\nError: x""#));
     // At the start of a word only: the key `isError` and words that merely hold one are not.
     assert!(!failed(r#"{"content":"42 tests passed","isError":false}"#));
     assert!(!failed(r#""terrors and inerrant unfailed text""#));

@@ -114,7 +114,7 @@ pub(crate) const POOL: [&str; 24] = [
 ];
 
 /// Tool results as `{ content, isError }` JSON: equal ones spelled differently, an invalid one.
-pub(crate) const RESULTS: [&str; 11] = [
+pub(crate) const RESULTS: [&str; 12] = [
     r#"{"content":[{"type":"text","text":"ok"}],"isError":false}"#,
     r#"{"isError":false,"content":[{"text":"ok","type":"text"}]}"#,
     r#"{"content":[{"type":"text","text":"ok"}],"isError":true}"#,
@@ -127,6 +127,8 @@ pub(crate) const RESULTS: [&str; 11] = [
     r#"{"content":[{"type":"text","text":"Error: no such file b-19"}],"isError":false}"#,
     r#"{"content":[{"type":"text","text":"ERROR: No such file a-7"}],"isError":false}"#,
     r#"{"content":[{"type":"text","text":"terror 3"}],"isError":false}"#,
+    // An error word after a line break starts a word.
+    r#"{"content":[{"type":"text","text":"done\nError: x"}],"isError":false}"#,
 ];
 
 /// Agent ids, three of them told apart only by a lone surrogate or U+FFFD.

@@ -91,7 +91,9 @@ pub(crate) fn push_window<T: PartialEq>(
 }
 
 /// A result's canonical text with each run of hexadecimal digits and hyphens that holds a decimal
-/// digit written `#`.
+/// digit written `#`. The guard normalizes each string and number of the result instead; the two
+/// readings compare results alike when no string holds a control character (whose escape reads
+/// as letters here), as none of `RESULTS` does.
 pub(crate) fn normalized(text: &str) -> String {
     let mut out = String::new();
     let mut run = String::new();
@@ -115,8 +117,9 @@ pub(crate) fn normalized(text: &str) -> String {
     out
 }
 
-/// Whether a result's canonical text is a failure: flagged, or an error word at the start of a
-/// word within its first 512 bytes, in any case.
+/// Whether a result (its canonical text) is a failure: a member `isError` that is `true`, at any
+/// depth, or an error word at the start of a word within the first 512 bytes of its strings, keys
+/// and values in canonical order, in any case.
 pub(crate) fn is_failure(text: &str) -> bool {
     const WORDS: [&str; 13] = [
         "error",
@@ -133,9 +136,36 @@ pub(crate) fn is_failure(text: &str) -> bool {
         "denied",
         "usage:",
     ];
-    let head = text.as_bytes()[..text.len().min(512)].to_ascii_lowercase();
+    fn walk(value: &serde_json::Value, strings: &mut Vec<String>) -> bool {
+        match value {
+            serde_json::Value::String(s) => {
+                strings.push(s.clone());
+                false
+            }
+            serde_json::Value::Array(items) => items
+                .iter()
+                .fold(false, |flag, item| walk(item, strings) | flag),
+            serde_json::Value::Object(members) => {
+                members.iter().fold(false, |flag, (key, value)| {
+                    strings.push(key.clone());
+                    (key == "isError" && *value == serde_json::Value::Bool(true))
+                        | walk(value, strings)
+                        | flag
+                })
+            }
+            _ => false,
+        }
+    }
+    let mut strings = Vec::new();
+    // The canonical text keeps its members in order (serde_json's `preserve_order`).
+    let flagged = walk(
+        &serde_json::from_str(text).expect("canonical text is JSON"),
+        &mut strings,
+    );
+    let joined = strings.join("\"");
+    let head = joined.as_bytes()[..joined.len().min(512)].to_ascii_lowercase();
     let starts_word = |at: usize| at == 0 || !head[at - 1].is_ascii_alphanumeric();
-    text.contains(r#""isError":true"#)
+    flagged
         || WORDS.iter().any(|word| {
             (0..head.len()).any(|at| head[at..].starts_with(word.as_bytes()) && starts_word(at))
         })

@@ -161,7 +161,6 @@ function writeLength(length, at) {
   return at
 }
 
-
 // A code unit past 0xff. V8 answers at once for a string it stores one byte a code unit, and
 // scans one it stores two bytes a unit up to the first such unit: its ends are looked at first.
 const WIDE_UNIT = /[^\0-\xff]/

@@ -1,5 +1,6 @@
-//! Finding the first byte of a kind eight bytes at a time: each kind is a test of the bytes of a
-//! `u64` at once that sets the high bit of each byte of the kind and of no other.
+//! Bytes of a kind found eight bytes at a time: each kind is a test of the bytes of a `u64` at
+//! once that sets the high bit of each byte of the kind and of no other; [`first`] finds the
+//! first such byte.
 
 const LOW: u64 = 0x0101_0101_0101_0101;
 const HIGH: u64 = 0x8080_8080_8080_8080;

@@ -23,7 +23,7 @@ pub struct Scratch {
     /// The key form being written.
     pub(crate) form: Vec<u8>,
     /// A result's form with its volatile parts removed, the first bytes of its strings, and a
-    /// wide string as UTF-8 (`windows`).
+    /// wide string as bytes (`FormStr::as_bytes`), for `windows`.
     pub(crate) normalized: Vec<u8>,
     pub(crate) said: Vec<u8>,
     pub(crate) text: Vec<u8>,

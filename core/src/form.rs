@@ -89,7 +89,17 @@ pub struct FormStr<'a> {
     bytes: &'a [u8],
 }
 
-impl FormStr<'_> {
+impl<'a> FormStr<'a> {
+    /// The string whose code units are `bytes`, two bytes a unit (little-endian) when `wide`.
+    pub(crate) fn new(wide: bool, bytes: &'a [u8]) -> Self {
+        Self { wide, bytes }
+    }
+
+    /// Whether it is wide, and its code units' bytes.
+    pub(crate) fn parts(self) -> (bool, &'a [u8]) {
+        (self.wide, self.bytes)
+    }
+
     /// The code units.
     pub fn units(&self) -> impl Iterator<Item = u16> + '_ {
         let step = if self.wide { 2 } else { 1 };
@@ -195,11 +205,36 @@ pub fn read_string(form: &[u8], at: usize) -> Result<(FormStr<'_>, usize), Canon
     Ok((FormStr { wide, bytes }, end))
 }
 
+/// [`read_string`] in a form written here: a wide string's units are not read again.
+pub(crate) fn read_known_string(
+    form: &[u8],
+    at: usize,
+) -> Result<(FormStr<'_>, usize), CanonicalError> {
+    let (wide, start, end) = known_string_span(form, at)?;
+    let bytes = form.get(start..end).unwrap_or_default();
+    Ok((FormStr { wide, bytes }, end))
+}
+
 /// The string whose tag is at `at`: whether it is wide, and where its code
 /// units start and end. A wide string whose units all fit in a byte is an
 /// error: it has a narrow form, and only that one is canonical.
 #[inline(always)]
 pub(crate) fn string_span(form: &[u8], at: usize) -> Result<(bool, usize, usize), CanonicalError> {
+    span::<true>(form, at)
+}
+
+/// [`string_span`] of a string already checked (in a checked transport, or a form written here):
+/// a wide string's units are not read again.
+#[inline(always)]
+pub(crate) fn known_string_span(
+    form: &[u8],
+    at: usize,
+) -> Result<(bool, usize, usize), CanonicalError> {
+    span::<false>(form, at)
+}
+
+#[inline(always)]
+fn span<const CHECK: bool>(form: &[u8], at: usize) -> Result<(bool, usize, usize), CanonicalError> {
     // Most strings: narrow, with a one-byte length.
     if let Some(&[NARROW, len]) = form.get(at..at + 2).and_then(|head| head.first_chunk()) {
         let end = at + 2 + usize::from(len);
@@ -207,12 +242,15 @@ pub(crate) fn string_span(form: &[u8], at: usize) -> Result<(bool, usize, usize)
             return Ok((false, at + 2, end));
         }
     }
-    any_string_span(form, at)
+    any_string_span::<CHECK>(form, at)
 }
 
-/// [`string_span`] for any string: wide, or with a longer length.
+/// [`span`] for any string: wide, or with a longer length.
 #[inline(never)]
-fn any_string_span(form: &[u8], at: usize) -> Result<(bool, usize, usize), CanonicalError> {
+fn any_string_span<const CHECK: bool>(
+    form: &[u8],
+    at: usize,
+) -> Result<(bool, usize, usize), CanonicalError> {
     let wide = match form.get(at) {
         Some(&NARROW) => false,
         Some(&WIDE) => true,
@@ -225,7 +263,7 @@ fn any_string_span(form: &[u8], at: usize) -> Result<(bool, usize, usize), Canon
         .filter(|&end| end <= form.len())
         .ok_or(CanonicalError::InvalidEncoding(at))?;
     let bytes = form.get(start..end).unwrap_or_default();
-    if wide && !holds_a_wide_unit(bytes) {
+    if CHECK && wide && !holds_a_wide_unit(bytes) {
         return Err(CanonicalError::InvalidEncoding(at));
     }
     Ok((wide, start, end))

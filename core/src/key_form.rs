@@ -13,10 +13,10 @@
 use std::cmp::Ordering;
 
 use crate::form::tag::{ARRAY, END, NULL, NUMBER, OBJECT};
-use crate::form::{push_len, string_span};
+use crate::form::{known_string_span, push_len, FormStr};
 use crate::ignore::KeyPath;
 use crate::transport::tag::{ABSENT, NARROW, WIDE};
-use crate::transport::{container_end, value_end, SIZE_BYTES};
+use crate::transport::{container_end, known_value_end, SIZE_BYTES};
 
 /// A string of the transport, as its code units lie.
 #[derive(Clone, Copy)]
@@ -79,19 +79,43 @@ impl<'a> Units<'a> {
         u32::try_from(value).ok().filter(|&v| v != u32::MAX)
     }
 
-    /// Appends the string in the key form: one byte a unit when every unit fits.
-    fn write(self, out: &mut Vec<u8>) {
+    /// The string as the key form holds it.
+    fn form(self) -> FormStr<'a> {
         match self {
-            Units::Narrow(bytes) => {
-                push_len(out, NARROW, bytes.len());
-                out.extend_from_slice(bytes);
-            }
+            Units::Narrow(bytes) => FormStr::new(false, bytes),
             // The transport's wide strings hold a unit past 0xff (`transport::check` checks it).
-            Units::Wide(bytes) => {
-                push_len(out, WIDE, bytes.len() / 2);
-                out.extend_from_slice(bytes);
-            }
+            Units::Wide(bytes) => FormStr::new(true, bytes),
         }
+    }
+}
+
+/// Where a key form goes as it is written, in order: a buffer that holds it, or a reader that
+/// takes what it needs of it as it comes (a result's, in `windows`).
+pub(crate) trait FormSink {
+    /// A tag that stands alone: `null`, `false`, `true`, an array's or object's start, `END`.
+    fn tag(&mut self, tag: u8);
+    /// A string, a key or a value.
+    fn string(&mut self, string: FormStr<'_>);
+    /// A finite number, `-0` as `0`.
+    fn number(&mut self, value: f64);
+}
+
+impl FormSink for Vec<u8> {
+    fn tag(&mut self, tag: u8) {
+        self.push(tag);
+    }
+    fn string(&mut self, string: FormStr<'_>) {
+        let (wide, bytes) = string.parts();
+        push_len(
+            self,
+            if wide { WIDE } else { NARROW },
+            bytes.len() >> usize::from(wide),
+        );
+        self.extend_from_slice(bytes);
+    }
+    fn number(&mut self, value: f64) {
+        self.push(NUMBER);
+        self.extend_from_slice(&value.to_le_bytes());
     }
 }
 
@@ -149,7 +173,7 @@ impl<'a> Source<'a> {
     fn locate(&self, at: usize) -> KeyAt {
         // A checked transport's strings always read; were one not to, the walk ends there.
         let none = (false, at, self.bytes.len());
-        let (wide, start, end) = string_span(self.bytes, at).unwrap_or(none);
+        let (wide, start, end) = known_string_span(self.bytes, at).unwrap_or(none);
         KeyAt { start, end, wide }
     }
 
@@ -170,7 +194,7 @@ impl<'a> Source<'a> {
 
     /// Where the value whose tag is at `at` ends.
     fn end(&self, at: usize) -> usize {
-        value_end(self.bytes, at).unwrap_or(self.bytes.len())
+        known_value_end(self.bytes, at).unwrap_or(self.bytes.len())
     }
 
     fn tag(&self, at: usize) -> u8 {
@@ -185,10 +209,10 @@ impl<'a> Source<'a> {
     }
 }
 
-/// Appends the key form of the checked transport `bytes` to
+/// Writes the key form of the checked transport `bytes` to
 /// `out`, without the members the key paths `ignored` name (`walk.removed`
 /// then says which of them left something out).
-pub(crate) fn write(bytes: &[u8], ignored: &[KeyPath], out: &mut Vec<u8>, walk: &mut Walk) {
+pub(crate) fn write(bytes: &[u8], ignored: &[KeyPath], out: &mut impl FormSink, walk: &mut Walk) {
     let source = Source { bytes };
     let Walk {
         frames,
@@ -219,10 +243,10 @@ pub(crate) fn write(bytes: &[u8], ignored: &[KeyPath], out: &mut Vec<u8>, walk: 
         match frame {
             Frame::Array { next, end } => {
                 if *next + 1 >= *end {
-                    out.push(END);
+                    out.tag(END);
                     frames.pop();
                 } else if source.tag(*next) == ABSENT {
-                    out.push(NULL);
+                    out.tag(NULL);
                     *next += 1;
                 } else {
                     value = Some(*next);
@@ -237,7 +261,7 @@ pub(crate) fn write(bytes: &[u8], ignored: &[KeyPath], out: &mut Vec<u8>, walk: 
                 live,
             } => {
                 let Some(&member) = members.get(*next).filter(|_| *next < *stop) else {
-                    out.push(END);
+                    out.tag(END);
                     members.truncate(*base);
                     frames.pop();
                     continue;
@@ -262,7 +286,7 @@ pub(crate) fn write(bytes: &[u8], ignored: &[KeyPath], out: &mut Vec<u8>, walk: 
                     reaching.clear();
                     continue;
                 }
-                key.write(out);
+                out.string(key.form());
                 value = Some(member.value);
             }
         }
@@ -274,7 +298,7 @@ pub(crate) fn write(bytes: &[u8], ignored: &[KeyPath], out: &mut Vec<u8>, walk: 
 fn write_value(
     source: &Source<'_>,
     at: usize,
-    out: &mut Vec<u8>,
+    out: &mut impl FormSink,
     frames: &mut Vec<Frame>,
     members: &mut Vec<Member>,
     live: Vec<usize>,
@@ -284,16 +308,13 @@ fn write_value(
         NUMBER => {
             let bits = bytes.get(at + 1..).and_then(|rest| rest.first_chunk::<8>());
             match json_number(f64::from_le_bytes(bits.copied().unwrap_or_default())) {
-                Some(value) => {
-                    out.push(NUMBER);
-                    out.extend_from_slice(&value.to_le_bytes());
-                }
-                None => out.push(NULL),
+                Some(value) => out.number(value),
+                None => out.tag(NULL),
             }
         }
-        NARROW | WIDE => source.string(at).write(out),
+        NARROW | WIDE => out.string(source.string(at).form()),
         ARRAY => {
-            out.push(ARRAY);
+            out.tag(ARRAY);
             let end = container_end(bytes, at).unwrap_or(at);
             frames.push(Frame::Array {
                 next: at + 1 + SIZE_BYTES,
@@ -301,7 +322,7 @@ fn write_value(
             });
         }
         OBJECT => {
-            out.push(OBJECT);
+            out.tag(OBJECT);
             let depth = match frames.last() {
                 Some(Frame::Object { depth, .. }) => depth + 1,
                 // The top level, or an array's element: paths do not reach into arrays.
@@ -335,7 +356,7 @@ fn write_value(
             });
         }
         // NULL, FALSE and TRUE are the key form's own tags; ABSENT never stands here.
-        tag => out.push(tag),
+        tag => out.tag(tag),
     }
 }
 

@@ -49,11 +49,11 @@ impl LastCall {
         }
         if *self.tool != *tool {
             // Another tool: another call, once it is found well formed.
-            return transport::check(bytes, &mut scratch.open)
+            return transport::check(bytes, &mut scratch.reading.open)
                 .is_ok()
                 .then_some(false);
         }
-        match side_by_side::compare(&self.bytes, bytes, &mut scratch.open) {
+        match side_by_side::compare(&self.bytes, bytes, &mut scratch.reading.open) {
             Verdict::Same => Some(true),
             Verdict::Differ => Some(false),
             Verdict::Unknown => None,

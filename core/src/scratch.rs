@@ -5,21 +5,16 @@
 
 use crate::arguments::Arguments;
 use crate::error::CanonicalError;
-use crate::form::push_string;
+use crate::form::{push_string, read_known_string};
 use crate::ignore::KeyPath;
-use crate::key_form::{self, Walk};
+use crate::key_form::{self, FormSink, Walk};
 use crate::transport::Open;
 use crate::{json, transport};
 
 /// Buffers reused from call to call, so a small call allocates nothing.
 #[derive(Debug, Default)]
 pub struct Scratch {
-    pub(crate) open: Vec<Open>,
-    pub(crate) walk: Walk,
-    /// JSON text in the transport's encoding, its open containers, and its strings' code units.
-    converted: Vec<u8>,
-    converting: Vec<(usize, bool)>,
-    units: Vec<u16>,
+    pub(crate) reading: Reading,
     /// The key form being written.
     pub(crate) form: Vec<u8>,
     /// A result's form with its volatile parts removed, the first bytes of its strings, and a
@@ -32,6 +27,17 @@ pub struct Scratch {
 /// Buffers larger than this are given back after a call.
 pub(crate) const KEEP: usize = 1 << 14;
 
+/// What reading arguments into their key form takes.
+#[derive(Debug, Default)]
+pub(crate) struct Reading {
+    pub(crate) open: Vec<Open>,
+    pub(crate) walk: Walk,
+    /// JSON text in the transport's encoding, its open containers, and its strings' code units.
+    converted: Vec<u8>,
+    converting: Vec<(usize, bool)>,
+    units: Vec<u16>,
+}
+
 impl Scratch {
     /// Drops buffers a large call grew, so one huge call does not pin its memory.
     pub(crate) fn trim(&mut self) {
@@ -41,12 +47,13 @@ impl Scratch {
                 *buffer = Vec::new();
             }
         }
-        trim(&mut self.open);
-        trim(&mut self.walk.frames);
-        trim(&mut self.walk.members);
-        trim(&mut self.converted);
-        trim(&mut self.converting);
-        trim(&mut self.units);
+        let reading = &mut self.reading;
+        trim(&mut reading.open);
+        trim(&mut reading.walk.frames);
+        trim(&mut reading.walk.members);
+        trim(&mut reading.converted);
+        trim(&mut reading.converting);
+        trim(&mut reading.units);
         trim(&mut self.form);
         trim(&mut self.normalized);
         trim(&mut self.said);
@@ -55,36 +62,51 @@ impl Scratch {
 }
 
 /// Appends the key form of `arguments`, without the members the key paths
-/// `ignored` name, to `scratch.form`; `scratch.walk.removed` then says which
+/// `ignored` name, to `scratch.form`; `scratch.reading.walk.removed` then says which
 /// of those paths left something out.
 pub(crate) fn write_form(
     arguments: Arguments<'_>,
     ignored: &[KeyPath],
     scratch: &mut Scratch,
 ) -> Result<(), CanonicalError> {
-    let Scratch {
-        open,
-        walk,
-        converted,
-        converting,
-        units,
-        form,
-        ..
-    } = scratch;
-    let bytes = match arguments {
-        Arguments::Json(text) => {
-            json::to_transport(text.as_bytes(), converted, converting, units)?;
-            &converted[..]
-        }
-        Arguments::Transport(bytes) => bytes,
-        Arguments::Text(units) => {
-            push_string(form, units);
-            walk.removed.clear();
-            walk.removed.resize(ignored.len(), false);
-            return Ok(());
-        }
-    };
-    transport::check(bytes, open)?;
-    key_form::write(bytes, ignored, form, walk);
-    Ok(())
+    scratch.reading.write(arguments, ignored, &mut scratch.form)
+}
+
+impl Reading {
+    /// Writes the key form of `arguments`, without the members the key paths `ignored` name, to
+    /// `out`; `walk.removed` then says which of those paths left something out.
+    pub(crate) fn write(
+        &mut self,
+        arguments: Arguments<'_>,
+        ignored: &[KeyPath],
+        out: &mut impl FormSink,
+    ) -> Result<(), CanonicalError> {
+        let Reading {
+            open,
+            walk,
+            converted,
+            converting,
+            units,
+        } = self;
+        let bytes = match arguments {
+            Arguments::Json(text) => {
+                json::to_transport(text.as_bytes(), converted, converting, units)?;
+                &converted[..]
+            }
+            Arguments::Transport(bytes) => bytes,
+            Arguments::Text(text) => {
+                converted.clear();
+                push_string(converted, text);
+                if let Ok((string, _)) = read_known_string(converted, 0) {
+                    out.string(string);
+                }
+                walk.removed.clear();
+                walk.removed.resize(ignored.len(), false);
+                return Ok(());
+            }
+        };
+        transport::check(bytes, open)?;
+        key_form::write(bytes, ignored, out, walk);
+        Ok(())
+    }
 }

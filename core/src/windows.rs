@@ -36,12 +36,13 @@ use xxhash_rust::xxh3::{xxh3_128_with_seed, Xxh3};
 
 use crate::arguments::Arguments;
 use crate::error::CanonicalError;
-use crate::form::read_string;
 use crate::form::tag::{ARRAY, END, NARROW, NUMBER, OBJECT, TRUE, WIDE};
+use crate::form::FormStr;
 use crate::key::{CallKey, KeyForm};
+use crate::key_form::FormSink;
 use crate::number::js_number;
 use crate::scan;
-use crate::scratch::{write_form, Scratch};
+use crate::scratch::Scratch;
 
 /// The defaults, chosen on the shared trajectories (docs/DETECTION.md): the most stuck runs caught
 /// while reminding in at most 1 % of the solved ones.
@@ -158,84 +159,112 @@ pub(crate) fn compared<'a>(
 }
 
 /// Writes a result (`None`: none was given, a result of its own) with its volatile parts removed
-/// into `scratch.normalized`; whether it is a failure, asked only when `failures`.
+/// into `scratch.normalized`, read once as its key form is written; whether it is a failure, asked
+/// only when `failures`.
 fn read_result(
     result: Option<Arguments<'_>>,
     failures: bool,
     scratch: &mut Scratch,
 ) -> Result<bool, CanonicalError> {
+    let Scratch {
+        reading,
+        normalized,
+        said,
+        text,
+        ..
+    } = scratch;
     // Empty whatever a call that failed midway left, not only after `Scratch::trim`.
-    scratch.normalized.clear();
+    normalized.clear();
+    said.clear();
     let Some(result) = result else {
-        scratch.normalized.push(b'-');
+        normalized.push(b'-');
         return Ok(false);
     };
-    scratch.form.clear();
-    write_form(result, &[], scratch)?;
-    let (said, wide) = (&mut scratch.said, &mut scratch.text);
-    let flagged = normalize_form(&scratch.form, &mut scratch.normalized, said, wide);
+    let mut normalizer = Normalizer {
+        out: normalized,
+        said,
+        wide: text,
+        open: Vec::new(),
+        flagged: false,
+        flag_key: false,
+    };
+    reading.write(result, &[], &mut normalizer)?;
+    let flagged = normalizer.flagged;
     Ok(failures && (flagged || says_failure(said)))
 }
 
-/// Writes the key form of a result, `form`, into `out` with each string's and number's text
-/// normalized, and the first [`FAILURE_PREFIX`] bytes of its strings, in canonical order, into
-/// `said`; whether a member `isError` is `true`, at any depth. Each string and number is written
-/// with its length and tag after it, so that no two forms write the same bytes. A wide string is
-/// read as bytes in `wide`.
-fn normalize_form(form: &[u8], out: &mut Vec<u8>, said: &mut Vec<u8>, wide: &mut Vec<u8>) -> bool {
-    said.clear();
-    // Per open container: an array (`0`), or an object whose next item is a key (`1`) or a value.
-    let mut open: Vec<u8> = Vec::new();
-    let (mut flagged, mut flag_key) = (false, false);
-    let mut at = 0;
-    while let Some(&tag) = form.get(at) {
-        let role = match open.last_mut() {
-            Some(state @ 1..=2) if tag != END => {
+/// Takes a result's key form as it is written and writes it into `out` with each string's and
+/// number's text normalized, and the first [`FAILURE_PREFIX`] bytes of its strings, in canonical
+/// order, into `said`; `flagged`: a member `isError` is `true`, at any depth. Each string and
+/// number is written with its length and tag after it, so that no two forms write the same bytes.
+/// A wide string is read as bytes in `wide`.
+struct Normalizer<'a> {
+    out: &'a mut Vec<u8>,
+    said: &'a mut Vec<u8>,
+    wide: &'a mut Vec<u8>,
+    /// Per open container: an array (`0`), or an object whose next item is a key (`1`) or a value.
+    open: Vec<u8>,
+    flagged: bool,
+    /// Whether the last item was the key `isError`.
+    flag_key: bool,
+}
+
+impl Normalizer<'_> {
+    /// The next item's role in its container: a key (`1`), a member's value (`2`), or else `0`.
+    fn role(&mut self, end: bool) -> u8 {
+        match self.open.last_mut() {
+            Some(state @ 1..=2) if !end => {
                 *state = 3 - *state;
                 3 - *state
             }
             _ => 0,
-        };
-        let text_start = out.len();
-        at = match tag {
-            NUMBER => {
-                let bits = form.get(at + 1..).and_then(|rest| rest.first_chunk::<8>());
-                let value = f64::from_le_bytes(bits.copied().unwrap_or_default());
-                normalize(js_number(value, &mut ryu_js::Buffer::new()).as_bytes(), out);
-                at + 9
-            }
-            NARROW | WIDE => {
-                let Ok((string, end)) = read_string(form, at) else {
-                    break;
-                };
-                let text = string.as_bytes(wide);
-                let room = FAILURE_PREFIX.saturating_sub(said.len());
-                if room > 0 {
-                    said.extend_from_slice(text.get(..room).unwrap_or(text));
-                    // Where one string ends, a word does.
-                    said.push(b'"');
-                }
-                flag_key = role == 1 && text == b"isError";
-                normalize(text, out);
-                end
-            }
-            _ => {
-                flagged |= flag_key && role == 2 && tag == TRUE;
-                match tag {
-                    ARRAY | OBJECT => open.push(u8::from(tag == OBJECT)),
-                    END => drop(open.pop()),
-                    _ => {}
-                }
-                out.push(tag);
-                at += 1;
-                continue;
-            }
-        };
-        let len = (out.len() - text_start) as u32;
-        out.extend_from_slice(&len.to_le_bytes());
-        out.push(tag);
+        }
     }
-    flagged
+
+    /// Writes `text` normalized, then its length and `tag`.
+    fn normalized(&mut self, text: &[u8], tag: u8) {
+        let start = self.out.len();
+        normalize(text, self.out);
+        let len = (self.out.len() - start) as u32;
+        self.out.extend_from_slice(&len.to_le_bytes());
+        self.out.push(tag);
+    }
+}
+
+impl FormSink for Normalizer<'_> {
+    fn tag(&mut self, tag: u8) {
+        let role = self.role(tag == END);
+        self.flagged |= self.flag_key && role == 2 && tag == TRUE;
+        match tag {
+            ARRAY | OBJECT => self.open.push(u8::from(tag == OBJECT)),
+            END => drop(self.open.pop()),
+            _ => {}
+        }
+        self.out.push(tag);
+    }
+
+    fn string(&mut self, string: FormStr<'_>) {
+        let role = self.role(false);
+        let mut wide = std::mem::take(self.wide);
+        let text = string.as_bytes(&mut wide);
+        let room = FAILURE_PREFIX.saturating_sub(self.said.len());
+        if room > 0 {
+            self.said
+                .extend_from_slice(text.get(..room).unwrap_or(text));
+            // Where one string ends, a word does.
+            self.said.push(b'"');
+        }
+        self.flag_key = role == 1 && text == b"isError";
+        self.normalized(text, if string.parts().0 { WIDE } else { NARROW });
+        *self.wide = wide;
+    }
+
+    fn number(&mut self, value: f64) {
+        self.role(false);
+        self.flag_key = false;
+        let mut buffer = ryu_js::Buffer::new();
+        self.normalized(js_number(value, &mut buffer).as_bytes(), NUMBER);
+    }
 }
 
 /// Whether a byte belongs to a run that `normalize` may replace: a hexadecimal digit or a hyphen.
@@ -251,24 +280,60 @@ const RUN: [bool; 256] = {
 };
 
 /// Writes `text` into `out` with each run of hexadecimal digits and hyphens that holds a decimal
-/// digit written as `#`. Only decimal digits are looked for: most text has none for long
-/// stretches (where hexadecimal letters are everywhere), and is copied as it is up to the next.
+/// digit written as `#`. Eight bytes at a time: each is copied, and where it holds a digit, the
+/// copy is cut there, the run's bytes before it taken back and the rest of the run skipped. Most
+/// text has no digit for long stretches (where hexadecimal letters are everywhere).
 fn normalize(text: &[u8], out: &mut Vec<u8>) {
-    let in_run = |byte: &u8| RUN[usize::from(*byte)];
-    let mut rest = text;
-    while let Some(digit) = scan::first(rest, scan::digits) {
-        let (before, from) = rest.split_at(digit);
-        // The run holding the digit, from its first byte before it to its last after it.
-        let start = before
-            .iter()
-            .rposition(|b| !in_run(b))
-            .map_or(0, |at| at + 1);
-        let len = from.iter().position(|b| !in_run(b)).unwrap_or(from.len());
-        out.extend_from_slice(before.get(..start).unwrap_or_default());
-        out.push(b'#');
-        rest = from.get(len..).unwrap_or_default();
+    let base = out.len();
+    // Room for a whole word past the text's end: every copy is of eight bytes.
+    out.resize(base + text.len() + 8, 0);
+    let (mut read, mut write) = (0, base);
+    while let Some(word) = text.get(read..).and_then(|rest| rest.first_chunk::<8>()) {
+        if let Some(slot) = out.get_mut(write..write + 8) {
+            slot.copy_from_slice(word);
+        }
+        let digits = scan::digits(u64::from_le_bytes(*word));
+        if digits == 0 {
+            (read, write) = (read + 8, write + 8);
+            continue;
+        }
+        let before = (digits.trailing_zeros() / 8) as usize;
+        (read, write) = run_to_hash(text, read + before, out, write + before, base);
     }
-    out.extend_from_slice(rest);
+    // The last few bytes, one at a time.
+    while let Some(&byte) = text.get(read) {
+        if byte.is_ascii_digit() {
+            (read, write) = run_to_hash(text, read, out, write, base);
+        } else {
+            if let Some(slot) = out.get_mut(write) {
+                *slot = byte;
+            }
+            (read, write) = (read + 1, write + 1);
+        }
+    }
+    out.truncate(write);
+}
+
+/// Writes the run around the digit at `text[read]` as `#` in place of the run's bytes already
+/// written before `write` (none before `base`); returns where reading and writing go on.
+fn run_to_hash(
+    text: &[u8],
+    mut read: usize,
+    out: &mut [u8],
+    mut write: usize,
+    base: usize,
+) -> (usize, usize) {
+    let in_run = |byte: &u8| RUN[usize::from(*byte)];
+    while write > base && out.get(write - 1).is_some_and(in_run) {
+        write -= 1;
+    }
+    if let Some(slot) = out.get_mut(write) {
+        *slot = b'#';
+    }
+    while text.get(read).is_some_and(in_run) {
+        read += 1;
+    }
+    (read, write + 1)
 }
 
 /// Whether `text` holds one of [`FAILURE_WORDS`] at the start of a word, in any case. The starts

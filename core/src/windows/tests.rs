@@ -183,8 +183,20 @@ fn normalize_replaces_each_maximal_run_that_holds_a_digit() {
             .collect();
         texts.extend(longer);
     }
-    // And longer ones, where the digits are found eight bytes at a time.
+    // And longer ones, read eight bytes at a time, with runs across those eights.
     texts.push(b"0123456789abcdef-xyz-12ab cafe 2026-12-07T19:30:09Z deadbeefcafe0".to_vec());
+    let mut state = 7_u64;
+    for len in 7..=40 {
+        for _ in 0..200 {
+            let text = (0..len).map(|_| {
+                state = state
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                alphabet[(state >> 33) as usize % alphabet.len()]
+            });
+            texts.push(text.collect());
+        }
+    }
     for text in texts {
         let mut out = Vec::new();
         normalize(&text, &mut out);

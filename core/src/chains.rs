@@ -42,6 +42,8 @@ impl Chain {
 /// What the opt-in features keep per agent; bounded, never argument text.
 #[derive(Debug, Clone, Default)]
 struct Extra {
+    /// The last call's digest, which the windows compare (`windows::call_digest`).
+    digest: Option<CallDigest>,
     /// The last call's result digest (`sameResultOnly`); `None`: no result given, or not compared.
     result: Option<CallKey>,
     cycles: Option<CycleTracker>,
@@ -56,7 +58,13 @@ struct Extra {
 
 /// One tracked call as the opt-in features see it.
 pub struct Step<'a> {
-    pub key: CallKey,
+    /// Whether it is its agent's last call again.
+    pub same: bool,
+    /// Its key, where one is needed: always with `cycles`, which compares keys; `None`: the chain
+    /// keys the call from its kept bytes if a later call asks.
+    pub key: Option<CallKey>,
+    /// Its [`crate::windows::call_digest`].
+    pub digest: CallDigest,
     /// The call's arguments, kept as the agent's last call.
     pub arguments: Arguments<'a>,
     /// The result digest to compare (`sameResultOnly`), `None` when no result was given or when
@@ -166,25 +174,31 @@ impl Chains {
         Some(counted)
     }
 
-    /// The agent's last call's key when `tool` with `arguments` are its very bytes.
-    pub(crate) fn key_if_same(
-        &mut self,
+    /// Whether `tool` with `arguments` is the agent's last call again by their bytes
+    /// ([`LastCall::compare`]); `None` before its first call or when the bytes cannot tell.
+    pub(crate) fn compare_last(
+        &self,
         agent: &[u16],
         tool: &[u16],
         arguments: Arguments<'_>,
         scratch: &mut Scratch,
-    ) -> Option<CallKey> {
-        let chain = self.find_mut(agent).filter(|chain| chain.run > 0)?;
-        match chain.last.compare(tool, arguments, scratch) {
-            Some(true) => chain.key(scratch),
-            _ => None,
-        }
+    ) -> Option<bool> {
+        let chain = self.find(agent).filter(|chain| chain.run > 0)?;
+        chain.last.compare(tool, arguments, scratch)
     }
 
-    /// Whether `key` is the agent's last call's (without touching the chain).
-    pub fn repeats(&self, agent: &[u16], key: &CallKey) -> bool {
-        self.find(agent)
-            .is_some_and(|chain| chain.run > 0 && chain.key == Some(*key))
+    /// The agent's last call's key, keyed now from its kept bytes if it was not; `None` before its
+    /// first call.
+    pub(crate) fn last_key(&mut self, agent: &[u16], scratch: &mut Scratch) -> Option<CallKey> {
+        let chain = self.find_mut(agent).filter(|chain| chain.run > 0)?;
+        chain.key(scratch)
+    }
+
+    /// The agent's last call's digest ([`crate::windows::call_digest`]), once the opt-in
+    /// path has counted one.
+    pub(crate) fn last_digest(&self, agent: &[u16]) -> Option<CallDigest> {
+        let chain = self.find(agent).filter(|chain| chain.run > 0)?;
+        chain.extra.as_ref()?.digest
     }
 
     /// The agent's chain, if it has one (without making it the last).
@@ -227,7 +241,9 @@ impl Chains {
     #[allow(clippy::clone_on_copy)]
     pub fn advance_extended(&mut self, agent: &[u16], step: Step<'_>) -> Advanced {
         let Step {
+            same,
             key,
+            digest,
             arguments,
             result,
             tool,
@@ -239,7 +255,7 @@ impl Chains {
         let chain = self.chain_of(agent);
         let extra = chain.extra.get_or_insert_with(Default::default);
         let results_equal = extra.result == result;
-        chain.run = if chain.run > 0 && chain.key == Some(key) && results_equal {
+        chain.run = if chain.run > 0 && same && results_equal {
             chain.run.saturating_add(1)
         } else {
             1
@@ -253,7 +269,7 @@ impl Chains {
                 config,
             )
         });
-        let hit = cycles.and_then(|config| {
+        let hit = cycles.zip(key).and_then(|(config, key)| {
             extra
                 .cycles
                 .get_or_insert_with(|| CycleTracker::new(config))
@@ -274,8 +290,9 @@ impl Chains {
                 .get_or_insert_with(Default::default)
                 .push(failure, config)
         });
-        chain.key = Some(key);
+        chain.key = key;
         chain.last.keep(tool, arguments);
+        extra.digest = Some(digest);
         extra.in_response = true;
         Advanced {
             run: chain.run,
@@ -289,13 +306,11 @@ impl Chains {
         }
     }
 
-    /// Whether `key` is the agent's last call again within the same model response (`perResponse`).
-    pub fn repeats_in_response(&self, agent: &[u16], key: &CallKey) -> bool {
-        self.repeats(agent, key)
-            && self
-                .find(agent)
-                .and_then(|chain| chain.extra.as_ref())
-                .is_some_and(|extra| extra.in_response)
+    /// Whether the agent's last call was made in its current model response (`perResponse`).
+    pub fn in_response(&self, agent: &[u16]) -> bool {
+        self.find(agent)
+            .and_then(|chain| chain.extra.as_ref())
+            .is_some_and(|extra| extra.in_response)
     }
 
     /// The agent's next call starts a new model response (`perResponse`).

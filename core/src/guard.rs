@@ -7,12 +7,12 @@ use crate::chains::{Advanced, Chains, Step};
 use crate::config::GuardConfig;
 use crate::error::CanonicalError;
 use crate::ignore::KeyPath;
-use crate::key::{call_key, digest_form, CallKey};
+use crate::key::{call_key, write_key_form, CallKey, KeyForm};
 use crate::reminders::{self, Reminder, Tier};
 use crate::scratch::Scratch;
 use crate::similar;
 use crate::stats::Stats;
-use crate::windows::{self, WindowConfig};
+use crate::windows::{self, CallDigest, WindowConfig};
 
 /// One tool call, as [`Guard::observe`] takes it.
 #[derive(Clone, Copy, Debug)]
@@ -70,6 +70,17 @@ fn lcm(a: u64, b: u64) -> u64 {
         (x, y) = (y, x % y);
     }
     a / x * b
+}
+
+/// What the opt-in path reads of a call ([`Guard::called`]).
+struct Called {
+    /// Whether it is its agent's last call again.
+    same: bool,
+    /// Its key, where one is needed ([`Step::key`]).
+    key: Option<CallKey>,
+    digest: CallDigest,
+    /// `similar`'s sample of a call that is not its agent's last again.
+    sample: Option<Vec<u16>>,
 }
 
 /// Watches every agent's tool calls and says when a reminder is due.
@@ -265,29 +276,53 @@ impl Guard {
         Some(counted)
     }
 
-    /// The call's key (its agent's last call's, when the call is its very bytes) and `similar`'s
-    /// sample of a call that is not its agent's last again, read off the key form just written.
-    fn key_and_sample(
+    /// What the opt-in path reads of a call. Whether it is its agent's last call again is told by
+    /// their bytes where they can tell (`last_call`), else by keys; the call is hashed with BLAKE3
+    /// (a key) only then, or for `cycles`, or where `ignoreArguments` may make other bytes the same
+    /// call.
+    fn called(
         &mut self,
         agent: &[u16],
         tool: &[u16],
         arguments: Arguments<'_>,
         ignored: &[KeyPath],
-    ) -> Result<(CallKey, Option<Vec<u16>>), CanonicalError> {
-        if let Some(key) = self
-            .chains
-            .key_if_same(agent, tool, arguments, &mut self.scratch)
-        {
-            return Ok((key, None));
+    ) -> Result<Called, CanonicalError> {
+        let scratch = &mut self.scratch;
+        let verdict = match self.chains.compare_last(agent, tool, arguments, scratch) {
+            // Bytes that differ may differ only where `ignoreArguments` does not look.
+            Some(false) if !ignored.is_empty() => None,
+            verdict => verdict,
+        };
+        let needs_key = self.config.cycles.is_some() || !ignored.is_empty();
+        if let (Some(true), Some(digest)) = (verdict, self.chains.last_digest(agent)) {
+            let key = needs_key
+                .then(|| self.chains.last_key(agent, scratch))
+                .flatten();
+            return Ok(Called {
+                same: true,
+                key,
+                digest,
+                sample: None,
+            });
         }
-        let key = CallKey::from(&digest_form(tool, arguments, &mut self.scratch, ignored)?);
+        write_key_form(tool, arguments, scratch, ignored)?;
+        let form = &scratch.form;
+        let digest = windows::call_digest(form);
+        let key = (needs_key || verdict.is_none()).then(|| CallKey::from(&KeyForm::of(form)));
         let sample = match self.config.similar {
-            Some(_) if !self.chains.repeats(agent, &key) => {
-                key_form_head(&self.scratch.form, similar::SAMPLE_UNITS)
-            }
+            Some(_) if verdict != Some(true) => key_form_head(form, similar::SAMPLE_UNITS),
             _ => None,
         };
-        Ok((key, sample))
+        let same = match verdict {
+            Some(same) => same,
+            None => key.is_some() && self.chains.last_key(agent, scratch) == key,
+        };
+        Ok(Called {
+            same,
+            key,
+            digest,
+            sample: sample.filter(|_| !same),
+        })
     }
 
     /// The opt-in path. One reminder per call at most, by [`Tier::precedence`]: a run-length
@@ -302,11 +337,16 @@ impl Guard {
         // `ignoreArguments`: the keys left out of this tool's calls, if any.
         let ignored = self.config.ignore.paths_for(tool);
         let ignored = ignored.as_deref().unwrap_or_default();
-        let keyed = self.key_and_sample(agent, tool, arguments, ignored);
+        let called = self.called(agent, tool, arguments, ignored);
         self.scratch.trim();
-        let (key, sample) = keyed?;
+        let Called {
+            same,
+            key,
+            digest,
+            sample,
+        } = called?;
         // `perResponse`: the agent's last call again in the same model response is left out.
-        if self.config.per_response && self.chains.repeats_in_response(agent, &key) {
+        if self.config.per_response && same && self.chains.in_response(agent) {
             return Ok(None);
         }
         let result_given = result;
@@ -324,14 +364,16 @@ impl Guard {
         let compared = windows::compared(
             self.config.no_progress.as_ref(),
             self.config.failures.as_ref(),
-            (&key, tool),
+            (digest, tool),
             result_given,
             &mut self.scratch,
         );
         self.scratch.trim();
         let (no_progress, failures) = compared?;
         let step = Step {
+            same,
             key,
+            digest,
             arguments,
             result,
             tool,

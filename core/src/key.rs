@@ -41,35 +41,22 @@ pub(crate) enum KeyForm<'a> {
     Digest([u8; blake3::OUT_LEN]),
 }
 
-impl KeyForm<'_> {
+impl<'a> KeyForm<'a> {
+    /// A key form as a key holds it: itself when short, else its digest.
+    pub(crate) fn of(form: &'a [u8]) -> Self {
+        if form.len() <= INLINE {
+            KeyForm::Inline(form)
+        } else {
+            KeyForm::Digest(*blake3::hash(form).as_bytes())
+        }
+    }
+
     /// The (tag, meaningful bytes) a [`CallKey`] holds for this form, its other bytes zero.
     fn parts(&self) -> (u8, &[u8]) {
         match self {
             // An inline form has at most INLINE (< DIGEST) bytes.
             KeyForm::Inline(form) => (form.len() as u8, form),
             KeyForm::Digest(hash) => (DIGEST, hash),
-        }
-    }
-}
-
-impl CallKey {
-    /// Makes this the key `form` stands for, in place.
-    pub(crate) fn set(&mut self, form: &KeyForm<'_>) {
-        let (len, bytes) = form.parts();
-        let (head, tail) = self.bytes.split_at_mut(bytes.len().min(INLINE));
-        head.copy_from_slice(bytes.get(..head.len()).unwrap_or_default());
-        tail.fill(0);
-        self.len = len;
-    }
-
-    /// The form this key stands for (the inverse of [`CallKey::set`]).
-    pub(crate) fn form(&self) -> KeyForm<'_> {
-        if self.len == DIGEST {
-            let mut hash = [0; blake3::OUT_LEN];
-            hash.copy_from_slice(self.bytes.get(..blake3::OUT_LEN).unwrap_or_default());
-            KeyForm::Digest(hash)
-        } else {
-            KeyForm::Inline(self.bytes.get(..usize::from(self.len)).unwrap_or_default())
         }
     }
 }
@@ -83,12 +70,11 @@ impl Default for CallKey {
 
 impl From<&KeyForm<'_>> for CallKey {
     fn from(form: &KeyForm<'_>) -> Self {
-        let mut key = Self {
-            len: 0,
-            bytes: [0; INLINE],
-        };
-        key.set(form);
-        key
+        let (len, form) = form.parts();
+        let mut bytes = [0; INLINE];
+        let head = bytes.get_mut(..form.len()).unwrap_or_default();
+        head.copy_from_slice(form.get(..head.len()).unwrap_or_default());
+        Self { len, bytes }
     }
 }
 
@@ -110,16 +96,22 @@ pub(crate) fn digest_form<'s>(
     scratch: &'s mut Scratch,
     ignored: &[KeyPath],
 ) -> Result<KeyForm<'s>, CanonicalError> {
+    write_key_form(tool, arguments, scratch, ignored)?;
+    Ok(KeyForm::of(&scratch.form))
+}
+
+/// Writes the call's key form, the tool name first, into `scratch.form`, without the members
+/// `ignored` names.
+pub(crate) fn write_key_form(
+    tool: &[u16],
+    arguments: Arguments<'_>,
+    scratch: &mut Scratch,
+    ignored: &[KeyPath],
+) -> Result<(), CanonicalError> {
     scratch.form.clear();
     scratch.form.push(TOOL);
     push_string(&mut scratch.form, tool);
-    write_form(arguments, ignored, scratch)?;
-    let form = scratch.form.as_slice();
-    Ok(if form.len() <= INLINE {
-        KeyForm::Inline(form)
-    } else {
-        KeyForm::Digest(*blake3::hash(form).as_bytes())
-    })
+    write_form(arguments, ignored, scratch)
 }
 
 #[cfg(test)]
@@ -178,46 +170,5 @@ mod tests {
             assert_ne!(key("t", &text("")), key("t", &text("y")));
             assert_ne!(key("t", &text("y")), key("t", &text("z")));
         }
-    }
-
-    #[test]
-    fn keys_set_in_place_match_built_keys() {
-        let long = format!("[\"{}\"]", "x".repeat(200));
-        let keys = [
-            key("t", "1"),
-            key("t", r#"{"a":[1,"bc"]}"#),
-            key("t", &long),
-            key("", "null"),
-        ];
-        for a in &keys {
-            for b in &keys {
-                let mut c = *a;
-                c.set(&b.form());
-                assert_eq!(c, *b, "set leaves no byte of the old key behind");
-                assert_eq!(CallKey::from(&b.form()), *b);
-            }
-        }
-    }
-
-    #[test]
-    fn key_covers_bytes_far_past_any_preview() {
-        let long = "x".repeat(1 << 20);
-        assert_ne!(
-            key("t", &format!("[\"{long}a\"]")),
-            key("t", &format!("[\"{long}b\"]"))
-        );
-    }
-
-    #[test]
-    fn raw_string_and_json_string_share_a_key() {
-        assert_eq!(
-            call_key(
-                &units("t"),
-                Arguments::Text(&units("hi\n\u{e9}")),
-                &mut Scratch::default()
-            )
-            .unwrap(),
-            key("t", r#""hi\n\u00e9""#)
-        );
     }
 }

@@ -38,7 +38,6 @@ use crate::arguments::Arguments;
 use crate::error::CanonicalError;
 use crate::form::tag::{ARRAY, END, NARROW, NUMBER, OBJECT, TRUE, WIDE};
 use crate::form::FormStr;
-use crate::key::{CallKey, KeyForm};
 use crate::key_form::FormSink;
 use crate::number::js_number;
 use crate::scan;
@@ -122,14 +121,20 @@ fn digest(parts: &[&[u8]]) -> CallDigest {
     hasher.digest128()
 }
 
-/// What `noProgress` and `failures` compare for the call `(key, tool)` with this result:
-/// `noProgress` the digest of the call's key and its normalized result, `failures` (for a failure
-/// only) the digest of the tool and the normalized result, with the key's digest. The result is
-/// read once, and only when one of them is on.
+/// The digest of a call's key form (`key::write_key_form`), which the windows compare in place of
+/// its key.
+pub(crate) fn call_digest(form: &[u8]) -> CallDigest {
+    xxh3_128_with_seed(form, seed())
+}
+
+/// What `noProgress` and `failures` compare for the call `(call, tool)` (`call` its
+/// [`call_digest`]) with this result: `noProgress` the digest of the call and its normalized
+/// result, `failures` (for a failure only) the digest of the tool and the normalized result, with
+/// the call's. The result is read once, and only when one of them is on.
 pub(crate) fn compared<'a>(
     no_progress: Option<&'a WindowConfig>,
     failures: Option<&'a WindowConfig>,
-    (key, tool): (&CallKey, &[u16]),
+    (call, tool): (CallDigest, &[u16]),
     result: Option<Arguments<'_>>,
     scratch: &mut Scratch,
 ) -> Result<Compared<'a>, CanonicalError> {
@@ -139,18 +144,14 @@ pub(crate) fn compared<'a>(
     let failed = read_result(result, failures.is_some(), scratch)?;
     // Hashed once; each detection's digest is of what it adds and this one.
     let normalized = xxh3_128_with_seed(&scratch.normalized, seed()).to_le_bytes();
-    let form = key.form();
-    let (kind, key): (&[u8], &[u8]) = match &form {
-        KeyForm::Inline(form) => (b"i", form),
-        KeyForm::Digest(hash) => (b"d", hash),
-    };
-    let no_progress = no_progress.map(|config| (config, digest(&[kind, key, &normalized])));
+    let no_progress =
+        no_progress.map(|config| (config, digest(&[&call.to_le_bytes(), &normalized])));
     let failures = failures.map(|config| {
         let failure = failed.then(|| {
             let tool: Vec<u8> = tool.iter().flat_map(|unit| unit.to_le_bytes()).collect();
             Counted {
                 digest: digest(&[&tool, &normalized]),
-                arguments: Some(digest(&[kind, key])),
+                arguments: Some(call),
             }
         });
         (config, failure)

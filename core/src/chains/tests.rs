@@ -136,9 +136,16 @@ fn an_agents_last_call_is_kept_in_bounded_bytes() {
 
 const T: &[u16] = &[b't' as u16];
 
-fn step(key: CallKey, result: Option<CallKey>, cycles: Option<&CycleConfig>) -> Step<'_> {
+/// A call as the opt-in path hands it over: whether it is the agent's last call again, and its key.
+fn step(
+    (same, key): (bool, CallKey),
+    result: Option<CallKey>,
+    cycles: Option<&CycleConfig>,
+) -> Step<'_> {
     Step {
-        key,
+        same,
+        key: Some(key),
+        digest: 0,
         arguments: Arguments::Json("null"),
         result,
         tool: T,
@@ -156,7 +163,7 @@ fn extended_runs_need_the_same_result_too() {
     let (a, r1, r2) = (key("t", "1"), key("", "1"), key("", "2"));
     let run = |chains: &mut Chains, result: Option<CallKey>| {
         chains
-            .advance_extended(&id("x"), step(a.clone(), result, None))
+            .advance_extended(&id("x"), step((true, a.clone()), result, None))
             .run
     };
     assert_eq!(run(&mut chains, Some(r1)), 1);
@@ -185,7 +192,7 @@ fn extended_feeds_cycles_by_key_only() {
         .map(|(i, k)| {
             let result = Some(key("", &i.to_string()));
             chains
-                .advance_extended(&id("x"), step(k, result, Some(&config)))
+                .advance_extended(&id("x"), step((false, k), result, Some(&config)))
                 .cycle
         })
         .collect();

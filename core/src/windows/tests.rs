@@ -2,8 +2,8 @@ use std::ops::Not;
 
 use super::*;
 
-/// What `noProgress` and `failures` compare of the call `(key, tool)` with this result.
-fn compare(key: &CallKey, tool: &[u16], result: Option<&str>) -> (CallDigest, Option<Counted>) {
+/// What `noProgress` and `failures` compare of the call `(call, tool)` with this result.
+fn compare(call: CallDigest, tool: &[u16], result: Option<&str>) -> (CallDigest, Option<Counted>) {
     let config = WindowConfig {
         min_calls: 2.0,
         window: 2.0,
@@ -12,7 +12,7 @@ fn compare(key: &CallKey, tool: &[u16], result: Option<&str>) -> (CallDigest, Op
     let (no_progress, failures) = compared(
         Some(&config),
         Some(&config),
-        (key, tool),
+        (call, tool),
         result,
         &mut Scratch::default(),
     )
@@ -20,20 +20,21 @@ fn compare(key: &CallKey, tool: &[u16], result: Option<&str>) -> (CallDigest, Op
     (no_progress.unwrap().1, failures.unwrap().1)
 }
 
-fn key(n: u8) -> CallKey {
-    CallKey::from(&KeyForm::Inline(&[n]))
+/// The digest of a call's key form, here one byte.
+fn key(n: u8) -> CallDigest {
+    call_digest(&[n])
 }
 
 /// A call as `noProgress`'s window holds it.
-fn same_call(key: &CallKey, result: &str) -> Counted {
+fn same_call(call: CallDigest, result: &str) -> Counted {
     Counted {
-        digest: compare(key, &[0x67], Some(result)).0,
+        digest: compare(call, &[0x67], Some(result)).0,
         arguments: None,
     }
 }
 
 fn same_failure(tool: &[u16], arguments: u8, result: &str) -> Option<Counted> {
-    compare(&key(arguments), tool, Some(result)).1
+    compare(key(arguments), tool, Some(result)).1
 }
 
 /// A result as one call reads it: what `noProgress` compares, and whether it is a failure.
@@ -43,7 +44,7 @@ struct Read {
 }
 
 fn read_as(result: Option<&str>) -> Read {
-    let (digest, failure) = compare(&key(0), &[0x67], result);
+    let (digest, failure) = compare(key(0), &[0x67], result);
     Read {
         digest,
         failed: failure.is_some(),
@@ -101,7 +102,7 @@ fn a_result_is_compared_as_its_value_whatever_form_it_came_in() {
     };
     let scratch = &mut Scratch::default();
     let result = Some(Arguments::Text(&text));
-    let compared = compared(Some(&config), None, (&key(0), &[0x67]), result, scratch);
+    let compared = compared(Some(&config), None, (key(0), &[0x67]), result, scratch);
     assert_eq!(compared.unwrap().0.unwrap().1, digest(r#""ünïcode ✓ 34""#));
     // Wide strings lose their volatile parts as narrow ones do, wherever their other characters lie.
     for at in 0..12 {
@@ -273,21 +274,21 @@ fn reminds_when_the_window_holds_min_calls_equal_calls() {
         (3, same),
     ]
     .iter()
-    .map(|&(n, result)| due(recent.push(Some(same_call(&key(n), result)), &config)))
+    .map(|&(n, result)| due(recent.push(Some(same_call(key(n), result)), &config)))
     .collect();
     assert_eq!(hits, [None, None, None, None, Some(3), None]);
     // Calls that fall out of the window no longer count.
     let mut recent = Recent::default();
     let spaced: Vec<Option<u64>> = [1, 2, 3, 4, 1, 2, 3, 4, 1]
         .iter()
-        .map(|n| due(recent.push(Some(same_call(&key(*n), same)), &config)))
+        .map(|n| due(recent.push(Some(same_call(key(*n), same)), &config)))
         .collect();
     assert_eq!(spaced, [None; 9]);
     // A loop that goes on is reminded of once, and again after it was broken.
     let mut recent = Recent::default();
     let looping: Vec<Option<u64>> = [1, 2, 1, 2, 1, 2, 1, 2, 3, 4, 5, 6, 7, 1, 1, 1]
         .iter()
-        .map(|n| due(recent.push(Some(same_call(&key(*n), same)), &config)))
+        .map(|n| due(recent.push(Some(same_call(key(*n), same)), &config)))
         .collect();
     let hits: Vec<usize> = looping
         .iter()

@@ -105,7 +105,7 @@ pub(crate) type Compared<'a> = (
 /// The digests' seed, drawn once per process; digests live only in memory, so none outlives it.
 /// XXH3 is not cryptographic: real results collide about as often as any 128-bit digest's, but a
 /// pair crafted for it may collide more often, which at worst brings or holds back an advisory
-/// reminder. Keys, which decide the run rule, are BLAKE3's (`key`).
+/// reminder. The run rule is decided by a call's bytes or its key, BLAKE3's (`key`).
 fn seed() -> u64 {
     static SEED: OnceLock<u64> = OnceLock::new();
     *SEED.get_or_init(|| RandomState::new().build_hasher().finish())

@@ -8,11 +8,11 @@
 use crate::arguments::Arguments;
 use crate::error::CanonicalError;
 use crate::form::tag::{ARRAY, END, FALSE, NULL, NUMBER, OBJECT, TRUE};
-use crate::form::{read_known_string, FormStr};
+use crate::form::{read_string, FormStr};
 use crate::ignore::KeyPath;
 use crate::number::js_number;
 use crate::scan;
-use crate::scratch::{write_form, Scratch};
+use crate::scratch::Scratch;
 
 /// Where canonical text goes: a `String`, its bytes, a preview.
 pub trait Sink {
@@ -74,9 +74,9 @@ pub(crate) fn canonical_head(
 }
 
 /// [`canonical_head`] read off a call's key form, `form` (the tool name first), as
-/// `key::digest_form` wrote it; `None` when there is none.
+/// `key::write_key_form` wrote it; `None` when there is none.
 pub(crate) fn key_form_head(form: &[u8], cap: usize) -> Option<Vec<u16>> {
-    let (_, arguments) = read_known_string(form, 1).ok()?;
+    let (_, arguments) = read_string(form, 1).ok()?;
     let mut head = Head::new(cap);
     write_text(form.get(arguments..)?, &mut head);
     Some(head.units)
@@ -128,7 +128,9 @@ pub(crate) fn write_canonical_in(
     scratch: &mut Scratch,
 ) -> Result<(), CanonicalError> {
     scratch.form.clear();
-    write_form(arguments, ignored, scratch)?;
+    scratch
+        .reading
+        .write(arguments, ignored, &mut scratch.form)?;
     write_text(&scratch.form, sink);
     Ok(())
 }
@@ -155,7 +157,7 @@ fn write_text(form: &[u8], sink: &mut impl Sink) {
                 sink.write(",");
             }
             if object {
-                let Ok((key, end)) = read_known_string(form, at) else {
+                let Ok((key, end)) = read_string(form, at) else {
                     break;
                 };
                 write_str(key, sink);
@@ -178,7 +180,7 @@ fn write_text(form: &[u8], sink: &mut impl Sink) {
                 first = true;
                 text(sink, if tag == OBJECT { "{" } else { "[" }, at + 1)
             }
-            _ => match read_known_string(form, at) {
+            _ => match read_string(form, at) {
                 Ok((string, end)) => {
                     write_str(string, sink);
                     end

@@ -42,8 +42,6 @@ impl Chain {
 /// What the opt-in features keep per agent; bounded, never argument text.
 #[derive(Debug, Clone, Default)]
 struct Extra {
-    /// The last call's digest, which the windows compare (`windows::call_digest`).
-    digest: Option<CallDigest>,
     /// The last call's result digest (`sameResultOnly`); `None`: no result given, or not compared.
     result: Option<CallKey>,
     cycles: Option<CycleTracker>,
@@ -63,8 +61,6 @@ pub struct Step<'a> {
     /// Its key, where one is needed: always with `cycles`, which compares keys; `None`: the chain
     /// keys the call from its kept bytes if a later call asks.
     pub key: Option<CallKey>,
-    /// Its [`crate::windows::call_digest`].
-    pub digest: CallDigest,
     /// The call's arguments, kept as the agent's last call.
     pub arguments: Arguments<'a>,
     /// The result digest to compare (`sameResultOnly`), `None` when no result was given or when
@@ -194,13 +190,6 @@ impl Chains {
         chain.key(scratch)
     }
 
-    /// The agent's last call's digest ([`crate::windows::call_digest`]), once the opt-in
-    /// path has counted one.
-    pub(crate) fn last_digest(&self, agent: &[u16]) -> Option<CallDigest> {
-        let chain = self.find(agent).filter(|chain| chain.run > 0)?;
-        chain.extra.as_ref()?.digest
-    }
-
     /// The agent's chain, if it has one (without making it the last).
     fn find(&self, agent: &[u16]) -> Option<&Chain> {
         match &self.last {
@@ -243,7 +232,6 @@ impl Chains {
         let Step {
             same,
             key,
-            digest,
             arguments,
             result,
             tool,
@@ -292,7 +280,6 @@ impl Chains {
         });
         chain.key = key;
         chain.last.keep(tool, arguments);
-        extra.digest = Some(digest);
         extra.in_response = true;
         Advanced {
             run: chain.run,

@@ -1,6 +1,5 @@
 //! The key form: an unambiguous binary form of one call, the tool name and
-//! then the canonical arguments, which the chain keeps (short forms) or
-//! hashes (`key`), and which the canonical text is read off. `key_form`
+//! then the canonical arguments, which the chain hashes (`key`), and which the canonical text is read off. `key_form`
 //! writes it from a transport. Its strings are also the transport's
 //! (`transport`), so those bytes are copied as they are.
 //!
@@ -85,21 +84,11 @@ pub(crate) fn push_units(out: &mut Vec<u8>, units: &[u16], narrow: bool) {
 /// A string read from a form: its code units, one or two bytes each.
 #[derive(Clone, Copy, Debug)]
 pub struct FormStr<'a> {
-    wide: bool,
-    bytes: &'a [u8],
+    pub(crate) wide: bool,
+    pub(crate) bytes: &'a [u8],
 }
 
-impl<'a> FormStr<'a> {
-    /// The string whose code units are `bytes`, two bytes a unit (little-endian) when `wide`.
-    pub(crate) fn new(wide: bool, bytes: &'a [u8]) -> Self {
-        Self { wide, bytes }
-    }
-
-    /// Whether it is wide, and its code units' bytes.
-    pub(crate) fn parts(self) -> (bool, &'a [u8]) {
-        (self.wide, self.bytes)
-    }
-
+impl FormStr<'_> {
     /// The code units.
     pub fn units(&self) -> impl Iterator<Item = u16> + '_ {
         let step = if self.wide { 2 } else { 1 };
@@ -198,43 +187,22 @@ pub(crate) fn read_len(
     Err(CanonicalError::InvalidEncoding(at))
 }
 
-/// The string whose tag is at `at`, and where it ends.
+/// The string whose tag is at `at`, and where it ends. A wide string whose units all fit in a
+/// byte is an error: it has a narrow form, and only that one is canonical.
 pub fn read_string(form: &[u8], at: usize) -> Result<(FormStr<'_>, usize), CanonicalError> {
     let (wide, start, end) = string_span(form, at)?;
     let bytes = form.get(start..end).unwrap_or_default();
-    Ok((FormStr { wide, bytes }, end))
-}
-
-/// [`read_string`] in a form written here: a wide string's units are not read again.
-pub(crate) fn read_known_string(
-    form: &[u8],
-    at: usize,
-) -> Result<(FormStr<'_>, usize), CanonicalError> {
-    let (wide, start, end) = known_string_span(form, at)?;
-    let bytes = form.get(start..end).unwrap_or_default();
+    if wide && !holds_a_wide_unit(bytes) {
+        return Err(CanonicalError::InvalidEncoding(at));
+    }
     Ok((FormStr { wide, bytes }, end))
 }
 
 /// The string whose tag is at `at`: whether it is wide, and where its code
-/// units start and end. A wide string whose units all fit in a byte is an
-/// error: it has a narrow form, and only that one is canonical.
+/// units start and end. Its units are not read: [`read_string`] and the transport's
+/// check find a wide string that has a narrow form.
 #[inline(always)]
 pub(crate) fn string_span(form: &[u8], at: usize) -> Result<(bool, usize, usize), CanonicalError> {
-    span::<true>(form, at)
-}
-
-/// [`string_span`] of a string already checked (in a checked transport, or a form written here):
-/// a wide string's units are not read again.
-#[inline(always)]
-pub(crate) fn known_string_span(
-    form: &[u8],
-    at: usize,
-) -> Result<(bool, usize, usize), CanonicalError> {
-    span::<false>(form, at)
-}
-
-#[inline(always)]
-fn span<const CHECK: bool>(form: &[u8], at: usize) -> Result<(bool, usize, usize), CanonicalError> {
     // Most strings: narrow, with a one-byte length.
     if let Some(&[NARROW, len]) = form.get(at..at + 2).and_then(|head| head.first_chunk()) {
         let end = at + 2 + usize::from(len);
@@ -242,15 +210,12 @@ fn span<const CHECK: bool>(form: &[u8], at: usize) -> Result<(bool, usize, usize
             return Ok((false, at + 2, end));
         }
     }
-    any_string_span::<CHECK>(form, at)
+    any_string_span(form, at)
 }
 
-/// [`span`] for any string: wide, or with a longer length.
+/// [`string_span`] for any string: wide, or with a longer length.
 #[inline(never)]
-fn any_string_span<const CHECK: bool>(
-    form: &[u8],
-    at: usize,
-) -> Result<(bool, usize, usize), CanonicalError> {
+fn any_string_span(form: &[u8], at: usize) -> Result<(bool, usize, usize), CanonicalError> {
     let wide = match form.get(at) {
         Some(&NARROW) => false,
         Some(&WIDE) => true,
@@ -262,10 +227,6 @@ fn any_string_span<const CHECK: bool>(
         .and_then(|size| size.checked_add(start))
         .filter(|&end| end <= form.len())
         .ok_or(CanonicalError::InvalidEncoding(at))?;
-    let bytes = form.get(start..end).unwrap_or_default();
-    if CHECK && wide && !holds_a_wide_unit(bytes) {
-        return Err(CanonicalError::InvalidEncoding(at));
-    }
     Ok((wide, start, end))
 }
 

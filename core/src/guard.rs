@@ -7,7 +7,7 @@ use crate::chains::{Advanced, Chains, Step};
 use crate::config::GuardConfig;
 use crate::error::CanonicalError;
 use crate::ignore::KeyPath;
-use crate::key::{call_key, write_key_form, CallKey, KeyForm};
+use crate::key::{call_key, write_key_form, CallKey};
 use crate::reminders::{self, Reminder, Tier};
 use crate::scratch::Scratch;
 use crate::similar;
@@ -293,29 +293,18 @@ impl Guard {
             Some(false) if !ignored.is_empty() => None,
             verdict => verdict,
         };
-        let needs_key = self.config.cycles.is_some() || !ignored.is_empty();
-        if let (Some(true), Some(digest)) = (verdict, self.chains.last_digest(agent)) {
-            let key = needs_key
-                .then(|| self.chains.last_key(agent, scratch))
-                .flatten();
-            return Ok(Called {
-                same: true,
-                key,
-                digest,
-                sample: None,
-            });
-        }
         write_key_form(tool, arguments, scratch, ignored)?;
         let form = &scratch.form;
         let digest = windows::call_digest(form);
-        let key = (needs_key || verdict.is_none()).then(|| CallKey::from(&KeyForm::of(form)));
+        let needs_key = self.config.cycles.is_some() || !ignored.is_empty() || verdict.is_none();
+        let key = needs_key.then(|| CallKey::of(form));
         let sample = match self.config.similar {
             Some(_) if verdict != Some(true) => key_form_head(form, similar::SAMPLE_UNITS),
             _ => None,
         };
         let same = match verdict {
             Some(same) => same,
-            None => key.is_some() && self.chains.last_key(agent, scratch) == key,
+            None => self.chains.last_key(agent, scratch) == key,
         };
         Ok(Called {
             same,
@@ -339,14 +328,9 @@ impl Guard {
         let ignored = ignored.as_deref().unwrap_or_default();
         let called = self.called(agent, tool, arguments, ignored);
         self.scratch.trim();
-        let Called {
-            same,
-            key,
-            digest,
-            sample,
-        } = called?;
+        let called = called?;
         // `perResponse`: the agent's last call again in the same model response is left out.
-        if self.config.per_response && same && self.chains.in_response(agent) {
+        if self.config.per_response && called.same && self.chains.in_response(agent) {
             return Ok(None);
         }
         let result_given = result;
@@ -359,21 +343,24 @@ impl Guard {
             }
             _ => None,
         };
-        let similar = self.config.similar.as_ref().map(|config| (config, sample));
+        let similar = self
+            .config
+            .similar
+            .as_ref()
+            .map(|config| (config, called.sample));
         // `noProgress` and `failures`: what each compares, the result without its volatile parts.
         let compared = windows::compared(
             self.config.no_progress.as_ref(),
             self.config.failures.as_ref(),
-            (digest, tool),
+            (called.digest, tool),
             result_given,
             &mut self.scratch,
         );
         self.scratch.trim();
         let (no_progress, failures) = compared?;
         let step = Step {
-            same,
-            key,
-            digest,
+            same: called.same,
+            key: called.key,
             arguments,
             result,
             tool,

@@ -1,9 +1,7 @@
-//! A call's key: its key form (see `form`, written by `key_form`) after the
-//! tool name, kept as it is when at most [`INLINE`] bytes long (most calls:
-//! comparing it is exact and costs no hashing), else as its 256-bit BLAKE3
-//! digest. Either way a chain's size does not grow with the arguments while
-//! detection still covers every byte of them: two different calls share a key
-//! only through a BLAKE3 collision. What is kept or hashed is not the
+//! A call's key: the BLAKE3-256 digest of its key form (see `form`, written by
+//! `key_form`) after the tool name, so a chain's size does not grow with the
+//! arguments while detection still covers every byte of them: two different
+//! calls share a key only through a BLAKE3 collision. What is hashed is not the
 //! canonical text but the key form of the same canonical value: a type tag per
 //! value, lengths before contents, numbers as their IEEE-754 bits, strings as
 //! their UTF-16 code units (one byte each when they all fit). Two calls get
@@ -16,65 +14,16 @@ use crate::error::CanonicalError;
 use crate::form::push_string;
 use crate::form::tag::TOOL;
 use crate::ignore::KeyPath;
-use crate::scratch::{write_form, Scratch};
+use crate::scratch::Scratch;
 
-/// Binary forms up to this many bytes are the key themselves.
-pub const INLINE: usize = 128;
+/// The chain key of one call: the digest of its key form. The default, all zeros, is no call's.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
+pub struct CallKey([u8; blake3::OUT_LEN]);
 
-/// [`CallKey::len`] of a key holding a digest rather than a binary form.
-const DIGEST: u8 = u8::MAX;
-
-/// The chain key of one call: a short binary form, or the digest of a longer one.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub struct CallKey {
-    /// The binary form's length, or [`DIGEST`]: a digest and a form never compare equal.
-    len: u8,
-    /// The form, or the digest, zero-padded.
-    bytes: [u8; INLINE],
-}
-
-/// A call's key before it is stored: the key form where it was written (at
-/// most [`INLINE`] bytes), or its digest.
-#[derive(Clone, Copy, Debug)]
-pub(crate) enum KeyForm<'a> {
-    Inline(&'a [u8]),
-    Digest([u8; blake3::OUT_LEN]),
-}
-
-impl<'a> KeyForm<'a> {
-    /// A key form as a key holds it: itself when short, else its digest.
-    pub(crate) fn of(form: &'a [u8]) -> Self {
-        if form.len() <= INLINE {
-            KeyForm::Inline(form)
-        } else {
-            KeyForm::Digest(*blake3::hash(form).as_bytes())
-        }
-    }
-
-    /// The (tag, meaningful bytes) a [`CallKey`] holds for this form, its other bytes zero.
-    fn parts(&self) -> (u8, &[u8]) {
-        match self {
-            // An inline form has at most INLINE (< DIGEST) bytes.
-            KeyForm::Inline(form) => (form.len() as u8, form),
-            KeyForm::Digest(hash) => (DIGEST, hash),
-        }
-    }
-}
-
-/// The key of an empty form.
-impl Default for CallKey {
-    fn default() -> Self {
-        Self::from(&KeyForm::Inline(&[]))
-    }
-}
-
-impl From<&KeyForm<'_>> for CallKey {
-    fn from(form: &KeyForm<'_>) -> Self {
-        let (len, form) = form.parts();
-        let mut bytes = [0; INLINE];
-        let head = bytes.get_mut(..form.len()).unwrap_or_default();
-        head.copy_from_slice(form.get(..head.len()).unwrap_or_default());
-        Self { len, bytes }
+impl CallKey {
+    /// The key of the key form `form`.
+    pub(crate) fn of(form: &[u8]) -> Self {
+        Self(*blake3::hash(form).as_bytes())
     }
 }
 
@@ -85,19 +34,8 @@ pub fn call_key(
     arguments: Arguments<'_>,
     scratch: &mut Scratch,
 ) -> Result<CallKey, CanonicalError> {
-    digest_form(tool, arguments, scratch, &[]).map(|form| CallKey::from(&form))
-}
-
-/// The key form of any arguments without the members `ignored` names,
-/// written into `scratch`'s form buffer and hashed when long.
-pub(crate) fn digest_form<'s>(
-    tool: &[u16],
-    arguments: Arguments<'_>,
-    scratch: &'s mut Scratch,
-    ignored: &[KeyPath],
-) -> Result<KeyForm<'s>, CanonicalError> {
-    write_key_form(tool, arguments, scratch, ignored)?;
-    Ok(KeyForm::of(&scratch.form))
+    write_key_form(tool, arguments, scratch, &[])?;
+    Ok(CallKey::of(&scratch.form))
 }
 
 /// Writes the call's key form, the tool name first, into `scratch.form`, without the members
@@ -111,7 +49,7 @@ pub(crate) fn write_key_form(
     scratch.form.clear();
     scratch.form.push(TOOL);
     push_string(&mut scratch.form, tool);
-    write_form(arguments, ignored, scratch)
+    scratch.reading.write(arguments, ignored, &mut scratch.form)
 }
 
 #[cfg(test)]
@@ -163,8 +101,8 @@ mod tests {
     }
 
     #[test]
-    fn keys_stay_exact_on_both_sides_of_the_inline_limit() {
-        for n in INLINE - 12..INLINE + 12 {
+    fn keys_are_exact_at_every_length() {
+        for n in 0..300 {
             let text = |tail: &str| format!("\"{}{tail}\"", "x".repeat(n));
             assert_eq!(key("t", &text("")), key("t", &text("")));
             assert_ne!(key("t", &text("")), key("t", &text("y")));

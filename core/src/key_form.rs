@@ -13,10 +13,10 @@
 use std::cmp::Ordering;
 
 use crate::form::tag::{ARRAY, END, NULL, NUMBER, OBJECT};
-use crate::form::{known_string_span, push_len, FormStr};
+use crate::form::{push_len, string_span, FormStr};
 use crate::ignore::KeyPath;
 use crate::transport::tag::{ABSENT, NARROW, WIDE};
-use crate::transport::{container_end, known_value_end, SIZE_BYTES};
+use crate::transport::{container_end, value_end, SIZE_BYTES};
 
 /// A string of the transport, as its code units lie.
 #[derive(Clone, Copy)]
@@ -82,9 +82,9 @@ impl<'a> Units<'a> {
     /// The string as the key form holds it.
     fn form(self) -> FormStr<'a> {
         match self {
-            Units::Narrow(bytes) => FormStr::new(false, bytes),
+            Units::Narrow(bytes) => FormStr { wide: false, bytes },
             // The transport's wide strings hold a unit past 0xff (`transport::check` checks it).
-            Units::Wide(bytes) => FormStr::new(true, bytes),
+            Units::Wide(bytes) => FormStr { wide: true, bytes },
         }
     }
 }
@@ -104,8 +104,7 @@ impl FormSink for Vec<u8> {
     fn tag(&mut self, tag: u8) {
         self.push(tag);
     }
-    fn string(&mut self, string: FormStr<'_>) {
-        let (wide, bytes) = string.parts();
+    fn string(&mut self, FormStr { wide, bytes }: FormStr<'_>) {
         push_len(
             self,
             if wide { WIDE } else { NARROW },
@@ -173,7 +172,7 @@ impl<'a> Source<'a> {
     fn locate(&self, at: usize) -> KeyAt {
         // A checked transport's strings always read; were one not to, the walk ends there.
         let none = (false, at, self.bytes.len());
-        let (wide, start, end) = known_string_span(self.bytes, at).unwrap_or(none);
+        let (wide, start, end) = string_span(self.bytes, at).unwrap_or(none);
         KeyAt { start, end, wide }
     }
 
@@ -194,7 +193,7 @@ impl<'a> Source<'a> {
 
     /// Where the value whose tag is at `at` ends.
     fn end(&self, at: usize) -> usize {
-        known_value_end(self.bytes, at).unwrap_or(self.bytes.len())
+        value_end(self.bytes, at).unwrap_or(self.bytes.len())
     }
 
     fn tag(&self, at: usize) -> u8 {

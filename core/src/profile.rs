@@ -6,14 +6,14 @@
 //! each call with the one before and the check of the new one (`side_by_side`),
 //! then `Guard::observe`, which adds the chain to it; and, for a
 //! call that must be keyed, its key form written from the transport
-//! (`key`, hashed when long) and BLAKE3 alone over bytes as many.
+//! and hashed (`key`), and BLAKE3 alone over bytes as many.
 //! `PROFILE_ROUNDS` rounds (15) after one that warms up; the medians.
 //! Ignored by `cargo test`; `benchmark/profile.mjs` runs it.
 
 use std::hint::black_box;
 use std::time::Instant;
 
-use crate::key::digest_form;
+use crate::key::call_key;
 use crate::scratch::Scratch;
 use crate::side_by_side;
 use crate::{Arguments, Call, Guard, GuardConfig, RawConfig};
@@ -71,7 +71,7 @@ fn stages_of_a_new_call() {
     for round in 0..=rounds {
         let times = [
             time(&calls, passes, |bytes| {
-                black_box(digest_form(TOOL, transport(bytes), &mut scratch, &[]).unwrap());
+                black_box(call_key(TOOL, transport(bytes), &mut scratch).unwrap());
                 scratch.trim();
             }),
             time(&calls, passes, |bytes| {

@@ -1,11 +1,11 @@
-//! One entry point: [`write_form`] writes any [`Arguments`]' key form (a
+//! One entry point: [`Reading::write`] writes any [`Arguments`]' key form (a
 //! transport checked, then written by `key_form`; JSON text written into a
-//! transport first; a raw string as one string), with buffers kept in
-//! [`Scratch`].
+//! transport first; a raw string as one string) to a `FormSink`, with buffers
+//! kept in [`Scratch`].
 
 use crate::arguments::Arguments;
 use crate::error::CanonicalError;
-use crate::form::{push_string, read_known_string};
+use crate::form::{push_string, read_string};
 use crate::ignore::KeyPath;
 use crate::key_form::{self, FormSink, Walk};
 use crate::transport::Open;
@@ -61,17 +61,6 @@ impl Scratch {
     }
 }
 
-/// Appends the key form of `arguments`, without the members the key paths
-/// `ignored` name, to `scratch.form`; `scratch.reading.walk.removed` then says which
-/// of those paths left something out.
-pub(crate) fn write_form(
-    arguments: Arguments<'_>,
-    ignored: &[KeyPath],
-    scratch: &mut Scratch,
-) -> Result<(), CanonicalError> {
-    scratch.reading.write(arguments, ignored, &mut scratch.form)
-}
-
 impl Reading {
     /// Writes the key form of `arguments`, without the members the key paths `ignored` name, to
     /// `out`; `walk.removed` then says which of those paths left something out.
@@ -97,7 +86,7 @@ impl Reading {
             Arguments::Text(text) => {
                 converted.clear();
                 push_string(converted, text);
-                if let Ok((string, _)) = read_known_string(converted, 0) {
+                if let Ok((string, _)) = read_string(converted, 0) {
                     out.string(string);
                 }
                 walk.removed.clear();

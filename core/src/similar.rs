@@ -310,7 +310,7 @@ mod tests {
     #[test]
     fn the_head_read_off_a_key_form_is_the_canonical_head() {
         use crate::canonical::key_form_head;
-        use crate::key::digest_form;
+        use crate::key::write_key_form;
         let path = KeyPath::parse(&"t".encode_utf16().collect::<Vec<_>>()).unwrap();
         let long = format!(
             r#"{{"b":"{}","a":[1,-0,"\u00e9\n"],"t":9}}"#,
@@ -325,7 +325,7 @@ mod tests {
         for arguments in calls {
             for ignored in [&[][..], &[path.clone()][..]] {
                 let mut scratch = Scratch::default();
-                digest_form(&[0x74], arguments, &mut scratch, ignored).unwrap();
+                write_key_form(&[0x74], arguments, &mut scratch, ignored).unwrap();
                 let read = key_form_head(&scratch.form, SAMPLE_UNITS).unwrap();
                 let written =
                     canonical_head(arguments, SAMPLE_UNITS, ignored, &mut Scratch::default())

@@ -20,7 +20,7 @@
 //! can step over a member without reading it (`side_by_side`), and every reader checks it.
 
 use crate::error::CanonicalError;
-use crate::form::{known_string_span, read_len, string_span};
+use crate::form::{read_len, read_string, string_span};
 
 /// The transport's tags, one byte each: the key form's where they mean the same.
 pub mod tag {
@@ -47,26 +47,10 @@ pub(crate) fn container_end(bytes: &[u8], at: usize) -> Option<usize> {
 /// far as its first bytes tell; `None` when they are malformed.
 #[inline(always)]
 pub(crate) fn value_end(bytes: &[u8], at: usize) -> Option<usize> {
-    end_of::<true>(bytes, at)
-}
-
-/// [`value_end`] in a checked transport: a wide string's units are not read again.
-#[inline(always)]
-pub(crate) fn known_value_end(bytes: &[u8], at: usize) -> Option<usize> {
-    end_of::<false>(bytes, at)
-}
-
-#[inline(always)]
-fn end_of<const CHECK: bool>(bytes: &[u8], at: usize) -> Option<usize> {
-    let span = if CHECK {
-        string_span
-    } else {
-        known_string_span
-    };
     match *bytes.get(at)? {
         NULL | FALSE | TRUE | ABSENT => Some(at + 1),
         NUMBER => Some(at + 9).filter(|&end| end <= bytes.len()),
-        NARROW | WIDE => span(bytes, at).ok().map(|(_, _, end)| end),
+        NARROW | WIDE => string_span(bytes, at).ok().map(|(_, _, end)| end),
         ARRAY | OBJECT => container_end(bytes, at),
         _ => None,
     }
@@ -142,7 +126,7 @@ fn check_from(bytes: &[u8], mut at: usize, open: &mut Vec<Open>) -> Result<(), C
 
 /// Checks the string whose tag is at `at`; returns where it ends.
 fn string(bytes: &[u8], at: usize) -> Result<usize, CanonicalError> {
-    string_span(bytes, at).map(|(_, _, end)| end)
+    read_string(bytes, at).map(|(_, end)| end)
 }
 
 /// A transport written without sizes (as tests and fuzz targets write them),

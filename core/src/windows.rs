@@ -32,7 +32,7 @@ use std::collections::VecDeque;
 use std::hash::{BuildHasher, Hasher};
 use std::sync::OnceLock;
 
-use xxhash_rust::xxh3::{xxh3_128_with_seed, Xxh3};
+use xxhash_rust::xxh3::xxh3_128_with_seed;
 
 use crate::arguments::Arguments;
 use crate::error::CanonicalError;
@@ -111,14 +111,12 @@ fn seed() -> u64 {
     *SEED.get_or_init(|| RandomState::new().build_hasher().finish())
 }
 
-/// The digest of `parts`, each with its length: no two lists of parts share their bytes.
-fn digest(parts: &[&[u8]]) -> CallDigest {
-    let mut hasher = Xxh3::with_seed(seed());
-    for part in parts {
-        hasher.update(&(part.len() as u64).to_le_bytes());
-        hasher.update(part);
-    }
-    hasher.digest128()
+/// The digest of `first`, a digest (of one length: no two lists of bytes run into each other),
+/// then `rest`, written into `buffer`.
+fn digest(buffer: &mut Vec<u8>, first: [u8; 16], rest: impl IntoIterator<Item = u8>) -> CallDigest {
+    buffer.clear();
+    buffer.extend(first.into_iter().chain(rest));
+    xxh3_128_with_seed(buffer, seed())
 }
 
 /// The digest of a call's key form (`key::write_key_form`), which the windows compare in place of
@@ -144,15 +142,17 @@ pub(crate) fn compared<'a>(
     let failed = read_result(result, failures.is_some(), scratch)?;
     // Hashed once; each detection's digest is of what it adds and this one.
     let normalized = xxh3_128_with_seed(&scratch.normalized, seed()).to_le_bytes();
+    let buffer = &mut scratch.normalized;
     let no_progress =
-        no_progress.map(|config| (config, digest(&[&call.to_le_bytes(), &normalized])));
+        no_progress.map(|config| (config, digest(buffer, normalized, call.to_le_bytes())));
     let failures = failures.map(|config| {
-        let failure = failed.then(|| {
-            let tool: Vec<u8> = tool.iter().flat_map(|unit| unit.to_le_bytes()).collect();
-            Counted {
-                digest: digest(&[&tool, &normalized]),
-                arguments: Some(call),
-            }
+        let failure = failed.then(|| Counted {
+            digest: digest(
+                buffer,
+                normalized,
+                tool.iter().flat_map(|unit| unit.to_le_bytes()),
+            ),
+            arguments: Some(call),
         });
         (config, failure)
     });
@@ -167,31 +167,24 @@ fn read_result(
     failures: bool,
     scratch: &mut Scratch,
 ) -> Result<bool, CanonicalError> {
-    let Scratch {
-        reading,
-        normalized,
-        said,
-        text,
-        ..
-    } = scratch;
     // Empty whatever a call that failed midway left, not only after `Scratch::trim`.
-    normalized.clear();
-    said.clear();
+    scratch.normalized.clear();
+    scratch.said.clear();
     let Some(result) = result else {
-        normalized.push(b'-');
+        scratch.normalized.push(b'-');
         return Ok(false);
     };
     let mut normalizer = Normalizer {
-        out: normalized,
-        said,
-        wide: text,
+        out: &mut scratch.normalized,
+        said: &mut scratch.said,
+        wide: &mut scratch.text,
         open: Vec::new(),
         flagged: false,
         flag_key: false,
     };
-    reading.write(result, &[], &mut normalizer)?;
+    scratch.reading.write(result, &[], &mut normalizer)?;
     let flagged = normalizer.flagged;
-    Ok(failures && (flagged || says_failure(said)))
+    Ok(failures && (flagged || says_failure(&scratch.said)))
 }
 
 /// Takes a result's key form as it is written and writes it into `out` with each string's and
@@ -256,7 +249,7 @@ impl FormSink for Normalizer<'_> {
             self.said.push(b'"');
         }
         self.flag_key = role == 1 && text == b"isError";
-        self.normalized(text, if string.parts().0 { WIDE } else { NARROW });
+        self.normalized(text, if string.wide { WIDE } else { NARROW });
         *self.wide = wide;
     }
 
@@ -281,60 +274,24 @@ const RUN: [bool; 256] = {
 };
 
 /// Writes `text` into `out` with each run of hexadecimal digits and hyphens that holds a decimal
-/// digit written as `#`. Eight bytes at a time: each is copied, and where it holds a digit, the
-/// copy is cut there, the run's bytes before it taken back and the rest of the run skipped. Most
-/// text has no digit for long stretches (where hexadecimal letters are everywhere).
+/// digit written as `#`. Only decimal digits are looked for: most text has none for long
+/// stretches (where hexadecimal letters are everywhere), and is copied as it is up to the next.
 fn normalize(text: &[u8], out: &mut Vec<u8>) {
-    let base = out.len();
-    // Room for a whole word past the text's end: every copy is of eight bytes.
-    out.resize(base + text.len() + 8, 0);
-    let (mut read, mut write) = (0, base);
-    while let Some(word) = text.get(read..).and_then(|rest| rest.first_chunk::<8>()) {
-        if let Some(slot) = out.get_mut(write..write + 8) {
-            slot.copy_from_slice(word);
-        }
-        let digits = scan::digits(u64::from_le_bytes(*word));
-        if digits == 0 {
-            (read, write) = (read + 8, write + 8);
-            continue;
-        }
-        let before = (digits.trailing_zeros() / 8) as usize;
-        (read, write) = run_to_hash(text, read + before, out, write + before, base);
-    }
-    // The last few bytes, one at a time.
-    while let Some(&byte) = text.get(read) {
-        if byte.is_ascii_digit() {
-            (read, write) = run_to_hash(text, read, out, write, base);
-        } else {
-            if let Some(slot) = out.get_mut(write) {
-                *slot = byte;
-            }
-            (read, write) = (read + 1, write + 1);
-        }
-    }
-    out.truncate(write);
-}
-
-/// Writes the run around the digit at `text[read]` as `#` in place of the run's bytes already
-/// written before `write` (none before `base`); returns where reading and writing go on.
-fn run_to_hash(
-    text: &[u8],
-    mut read: usize,
-    out: &mut [u8],
-    mut write: usize,
-    base: usize,
-) -> (usize, usize) {
     let in_run = |byte: &u8| RUN[usize::from(*byte)];
-    while write > base && out.get(write - 1).is_some_and(in_run) {
-        write -= 1;
+    let mut rest = text;
+    while let Some(digit) = scan::first(rest, scan::digits) {
+        let (before, from) = rest.split_at(digit);
+        // The run holding the digit, from its first byte before it to its last after it.
+        let start = before
+            .iter()
+            .rposition(|b| !in_run(b))
+            .map_or(0, |at| at + 1);
+        let len = from.iter().position(|b| !in_run(b)).unwrap_or(from.len());
+        out.extend_from_slice(before.get(..start).unwrap_or_default());
+        out.push(b'#');
+        rest = from.get(len..).unwrap_or_default();
     }
-    if let Some(slot) = out.get_mut(write) {
-        *slot = b'#';
-    }
-    while text.get(read).is_some_and(in_run) {
-        read += 1;
-    }
-    (read, write + 1)
+    out.extend_from_slice(rest);
 }
 
 /// Whether `text` holds one of [`FAILURE_WORDS`] at the start of a word, in any case. The starts

@@ -145,7 +145,6 @@ fn step(
     Step {
         same,
         key: Some(key),
-        digest: 0,
         arguments: Arguments::Json("null"),
         result,
         tool: T,

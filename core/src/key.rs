@@ -109,4 +109,26 @@ mod tests {
             assert_ne!(key("t", &text("y")), key("t", &text("z")));
         }
     }
+
+    #[test]
+    fn key_covers_bytes_far_past_any_preview() {
+        let long = "x".repeat(1 << 20);
+        assert_ne!(
+            key("t", &format!("[\"{long}a\"]")),
+            key("t", &format!("[\"{long}b\"]"))
+        );
+    }
+
+    #[test]
+    fn raw_string_and_json_string_share_a_key() {
+        assert_eq!(
+            call_key(
+                &units("t"),
+                Arguments::Text(&units("hi\n\u{e9}")),
+                &mut Scratch::default()
+            )
+            .unwrap(),
+            key("t", r#""hi\n\u00e9""#)
+        );
+    }
 }

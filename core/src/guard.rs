@@ -78,7 +78,8 @@ struct Called {
     same: bool,
     /// Its key, where one is needed ([`Step::key`]).
     key: Option<CallKey>,
-    digest: CallDigest,
+    /// Its digest, for `noProgress` and `failures` (`None`: both off).
+    digest: Option<CallDigest>,
     /// `similar`'s sample of a call that is not its agent's last again.
     sample: Option<Vec<u16>>,
 }
@@ -295,7 +296,9 @@ impl Guard {
         };
         write_key_form(tool, arguments, scratch, ignored)?;
         let form = &scratch.form;
-        let digest = windows::call_digest(form);
+        // Only the windows read it.
+        let windows = self.config.no_progress.is_some() || self.config.failures.is_some();
+        let digest = windows.then(|| windows::call_digest(form));
         let needs_key = self.config.cycles.is_some() || !ignored.is_empty() || verdict.is_none();
         let key = needs_key.then(|| CallKey::of(form));
         let sample = match self.config.similar {
@@ -349,13 +352,16 @@ impl Guard {
             .as_ref()
             .map(|config| (config, called.sample));
         // `noProgress` and `failures`: what each compares, the result without its volatile parts.
-        let compared = windows::compared(
-            self.config.no_progress.as_ref(),
-            self.config.failures.as_ref(),
-            (called.digest, tool),
-            result_given,
-            &mut self.scratch,
-        );
+        let compared = match called.digest {
+            Some(call) => windows::compared(
+                self.config.no_progress.as_ref(),
+                self.config.failures.as_ref(),
+                (call, tool),
+                result_given,
+                &mut self.scratch,
+            ),
+            None => Ok((None, None)),
+        };
         self.scratch.trim();
         let (no_progress, failures) = compared?;
         let step = Step {

@@ -5,7 +5,7 @@
 
 use crate::arguments::Arguments;
 use crate::error::CanonicalError;
-use crate::form::{push_string, read_string};
+use crate::form::{all_narrow, push_units, FormStr};
 use crate::ignore::KeyPath;
 use crate::key_form::{self, FormSink, Walk};
 use crate::transport::Open;
@@ -84,11 +84,13 @@ impl Reading {
             }
             Arguments::Transport(bytes) => bytes,
             Arguments::Text(text) => {
+                let narrow = all_narrow(text);
                 converted.clear();
-                push_string(converted, text);
-                if let Ok((string, _)) = read_string(converted, 0) {
-                    out.string(string);
-                }
+                push_units(converted, text, narrow);
+                out.string(FormStr {
+                    wide: !narrow,
+                    bytes: converted,
+                });
                 walk.removed.clear();
                 walk.removed.resize(ignored.len(), false);
                 return Ok(());

@@ -128,7 +128,7 @@ pub(crate) fn call_digest(form: &[u8]) -> CallDigest {
 /// What `noProgress` and `failures` compare for the call `(call, tool)` (`call` its
 /// [`call_digest`]) with this result: `noProgress` the digest of the call and its normalized
 /// result, `failures` (for a failure only) the digest of the tool and the normalized result, with
-/// the call's. The result is read once, and only when one of them is on.
+/// the call's. The result is read once; the guard asks only when one of them is on.
 pub(crate) fn compared<'a>(
     no_progress: Option<&'a WindowConfig>,
     failures: Option<&'a WindowConfig>,
@@ -136,9 +136,6 @@ pub(crate) fn compared<'a>(
     result: Option<Arguments<'_>>,
     scratch: &mut Scratch,
 ) -> Result<Compared<'a>, CanonicalError> {
-    if no_progress.is_none() && failures.is_none() {
-        return Ok((None, None));
-    }
     let failed = read_result(result, failures.is_some(), scratch)?;
     // Hashed once; each detection's digest is of what it adds and this one.
     let normalized = xxh3_128_with_seed(&scratch.normalized, seed()).to_le_bytes();
@@ -183,8 +180,7 @@ fn read_result(
         flag_key: false,
     };
     scratch.reading.write(result, &[], &mut normalizer)?;
-    let flagged = normalizer.flagged;
-    Ok(failures && (flagged || says_failure(&scratch.said)))
+    Ok(failures && (normalizer.flagged || says_failure(&scratch.said)))
 }
 
 /// Takes a result's key form as it is written and writes it into `out` with each string's and

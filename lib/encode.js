@@ -162,14 +162,15 @@ function writeLength(length, at) {
 }
 
 // A code unit past 0xff. V8 answers at once for a string it stores one byte a code unit, and
-// scans one it stores two bytes a unit up to the first such unit: its ends are looked at first.
+// scans one it stores two bytes a unit up to the first such unit: the last units are looked at
+// first, where a text cut short often says so ("…").
 const WIDE_UNIT = /[^\0-\xff]/
-const ENDS = 4096
+const LAST_UNITS = 64
 
 /** Whether every code unit of `text` fits in a byte. */
 function narrow(text) {
-  if (text.length <= 2 * ENDS) return !WIDE_UNIT.test(text)
-  return !WIDE_UNIT.test(text.slice(0, ENDS)) && !WIDE_UNIT.test(text.slice(-ENDS)) && !WIDE_UNIT.test(text)
+  if (text.length <= 2 * LAST_UNITS) return !WIDE_UNIT.test(text)
+  return !WIDE_UNIT.test(text.slice(-LAST_UNITS)) && !WIDE_UNIT.test(text)
 }
 
 /** Writes a number at `at`, as it is (Rust folds -0 and writes non-finite ones as null); returns the position after it, or -1 past the cap. */

@@ -264,4 +264,37 @@ mod tests {
         let (text, end) = read_string(&out, 0).unwrap();
         assert_eq!((text.units().count(), end), (300, out.len()));
     }
+
+    #[test]
+    fn wide_strings_are_checked_and_read_as_bytes_whatever_the_place_of_their_units() {
+        // Lengths past several of the steps the readers take, with one unit past ASCII, or past
+        // a byte, at each place.
+        for len in 1..200 {
+            for at in 0..len {
+                for odd in [0xe9, 0x100, 0x2026, 0xd800] {
+                    let mut units = vec![u16::from(b'a'); len];
+                    units[at] = odd;
+                    let mut form = Vec::new();
+                    push_len(&mut form, WIDE, len);
+                    push_units(&mut form, &units, false);
+                    let read = read_string(&form, 0);
+                    // Wide, with every unit fitting in a byte: only the narrow form is canonical.
+                    assert_eq!(read.is_ok(), odd > 0xff, "{len} {at} {odd:#x}");
+                    let text = FormStr {
+                        wide: true,
+                        bytes: &form[form.len() - 2 * len..],
+                    };
+                    let mut plainly = Vec::new();
+                    for unit in &units {
+                        push_unit(&mut plainly, unit.to_le_bytes());
+                    }
+                    assert_eq!(
+                        text.as_bytes(&mut Vec::new()),
+                        &plainly[..],
+                        "{len} {at} {odd:#x}"
+                    );
+                }
+            }
+        }
+    }
 }

@@ -35,7 +35,7 @@ const cases = [
   { name: '~10 KB nested, each call new, two agents in turn', args: nested(10_000), vary: (args, i) => ({ ...args, query: `search ${i}` }), agents: 2, rounds: MANY },
   { name: '~1 MB string', args: { path: 'out.txt', content: 'x'.repeat(1 << 20) }, rounds: FEW },
   // One code unit past 0xff: V8 keeps the string two bytes a unit, and encode.js looks for such a
-  // unit at its ends before it scans the rest (a unit in the middle is the costly place).
+  // unit in its last units before it scans the whole (a unit far from the end is the costly place).
   { name: '~1 MB string, one wide unit at its start', args: { path: 'out.txt', content: `€${'x'.repeat(1 << 20)}` }, rounds: FEW },
   { name: '~1 MB string, one wide unit in its middle', args: { path: 'out.txt', content: `${'x'.repeat(1 << 19)}€${'x'.repeat(1 << 19)}` }, rounds: FEW },
   { name: 'deep (1,000 levels)', args: deep(1000), rounds: FEW },

@@ -1,7 +1,8 @@
 //! The key form: an unambiguous binary form of one call, the tool name and
 //! then the canonical arguments, which the chain hashes (`key`), and which
-//! the canonical text is read off. `key_form` writes it from a transport. Its strings are also the transport's
-//! (`transport`), so those bytes are copied as they are.
+//! the canonical text is read off. `key_form` writes it from a transport. Its
+//! strings are also the transport's (`transport`), so those bytes are copied
+//! as they are.
 //!
 //! | tag | then | value |
 //! | --- | --- | --- |

@@ -301,6 +301,7 @@ impl Guard {
         let digest = windows.then(|| windows::call_digest(form));
         let needs_key = self.config.cycles.is_some() || !ignored.is_empty() || verdict.is_none();
         let key = needs_key.then(|| CallKey::of(form));
+        // Read off the form before `last_key`, which may write the last call's form over it.
         let sample = match self.config.similar {
             Some(_) if verdict != Some(true) => key_form_head(form, similar::SAMPLE_UNITS),
             _ => None,

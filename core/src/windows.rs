@@ -210,15 +210,15 @@ impl Normalizer<'_> {
             _ => 0,
         }
     }
+}
 
-    /// Writes `text` normalized, then its length and `tag`.
-    fn normalized(&mut self, text: &[u8], tag: u8) {
-        let start = self.out.len();
-        normalize(text, self.out);
-        let len = (self.out.len() - start) as u32;
-        self.out.extend_from_slice(&len.to_le_bytes());
-        self.out.push(tag);
-    }
+/// Writes `text` normalized into `out`, then its length and `tag`.
+fn write_normalized(out: &mut Vec<u8>, text: &[u8], tag: u8) {
+    let start = out.len();
+    normalize(text, out);
+    let len = (out.len() - start) as u32;
+    out.extend_from_slice(&len.to_le_bytes());
+    out.push(tag);
 }
 
 impl FormSink for Normalizer<'_> {
@@ -235,8 +235,7 @@ impl FormSink for Normalizer<'_> {
 
     fn string(&mut self, string: FormStr<'_>) {
         let role = self.role(false);
-        let mut wide = std::mem::take(self.wide);
-        let text = string.as_bytes(&mut wide);
+        let text = string.as_bytes(self.wide);
         let room = FAILURE_PREFIX.saturating_sub(self.said.len());
         if room > 0 {
             self.said
@@ -245,15 +244,14 @@ impl FormSink for Normalizer<'_> {
             self.said.push(b'"');
         }
         self.flag_key = role == 1 && text == b"isError";
-        self.normalized(text, if string.wide { WIDE } else { NARROW });
-        *self.wide = wide;
+        write_normalized(self.out, text, if string.wide { WIDE } else { NARROW });
     }
 
     fn number(&mut self, value: f64) {
         self.role(false);
         self.flag_key = false;
         let mut buffer = ryu_js::Buffer::new();
-        self.normalized(js_number(value, &mut buffer).as_bytes(), NUMBER);
+        write_normalized(self.out, js_number(value, &mut buffer).as_bytes(), NUMBER);
     }
 }
 

@@ -92,8 +92,9 @@ pub(crate) fn push_window<T: PartialEq>(
 
 /// A result's canonical text with each run of hexadecimal digits and hyphens that holds a decimal
 /// digit written `#`. The guard normalizes each string and number of the result instead; the two
-/// readings compare results alike when no string holds a control character (whose escape reads
-/// as letters here), as none of `RESULTS` does.
+/// readings compare results alike unless a string holds a control character whose escape holds a
+/// hexadecimal digit (`\b`, `\f`, `\u00..`, which can join a run here). `RESULTS` holds one
+/// control character, a line break: `\n` stops a run as the character does.
 pub(crate) fn normalized(text: &str) -> String {
     let mut out = String::new();
     let mut run = String::new();

@@ -20,6 +20,8 @@
 //! prefix-free: two calls have the same form exactly when their tool names and
 //! canonical texts are equal.
 
+use std::cmp::Ordering;
+
 use crate::error::CanonicalError;
 
 /// The tags, one byte each.
@@ -82,22 +84,65 @@ pub(crate) fn push_units(out: &mut Vec<u8>, units: &[u16], narrow: bool) {
     }
 }
 
-/// A string read from a form: its code units, one or two bytes each.
+/// A string of a form or of a transport, which write strings alike: its code units, one byte
+/// each or two (little-endian, with one past 0xff), and what its readers ask of them.
 #[derive(Clone, Copy, Debug)]
 pub struct FormStr<'a> {
     pub(crate) wide: bool,
     pub(crate) bytes: &'a [u8],
 }
 
-impl FormStr<'_> {
+impl<'a> FormStr<'a> {
+    /// How many code units it has.
+    pub(crate) fn len(self) -> usize {
+        self.bytes.len() >> usize::from(self.wide)
+    }
+
     /// The code units.
-    pub fn units(&self) -> impl Iterator<Item = u16> + '_ {
-        let step = if self.wide { 2 } else { 1 };
-        self.bytes.chunks(step).map(|unit| match unit {
-            [low, high] => u16::from_le_bytes([*low, *high]),
-            [byte] => u16::from(*byte),
-            _ => 0,
-        })
+    pub fn units(self) -> impl Iterator<Item = u16> + 'a {
+        let (narrow, wide) = if self.wide {
+            (&[][..], self.bytes)
+        } else {
+            (self.bytes, &[][..])
+        };
+        // One of the two is empty.
+        let wide = wide
+            .as_chunks::<2>()
+            .0
+            .iter()
+            .map(|pair| u16::from_le_bytes(*pair));
+        narrow.iter().map(|&byte| u16::from(byte)).chain(wide)
+    }
+
+    /// UTF-16 code-unit order.
+    pub(crate) fn cmp(self, other: Self) -> Ordering {
+        match (self.wide, other.wide) {
+            // Bytes that are code units order as the units do.
+            (false, false) => self.bytes.cmp(other.bytes),
+            _ => self.units().cmp(other.units()),
+        }
+    }
+
+    /// Whether it is `name`.
+    pub(crate) fn is(self, name: &[u16]) -> bool {
+        self.len() == name.len() && self.units().eq(name.iter().copied())
+    }
+
+    /// The string as an array index ("0" … "4294967294"), which V8 orders first.
+    pub(crate) fn array_index(self) -> Option<u32> {
+        let len = self.len();
+        if len == 0 || len > 10 {
+            return None;
+        }
+        let mut value: u64 = 0;
+        for (position, unit) in self.units().enumerate() {
+            let digit = unit.checked_sub(u16::from(b'0')).filter(|d| *d <= 9)?;
+            if position == 0 && digit == 0 && len > 1 {
+                return None;
+            }
+            value = value * 10 + u64::from(digit);
+        }
+        u32::try_from(value).ok().filter(|&v| v != u32::MAX)
     }
 
     /// Its code units as bytes, when they are one byte each.
@@ -145,11 +190,7 @@ impl FormStr<'_> {
     /// The code units into `out`, replacing what it held; lone surrogates stay as they are.
     pub fn to_units(&self, out: &mut Vec<u16>) {
         out.clear();
-        if self.wide {
-            out.extend(self.units());
-        } else {
-            out.extend(self.bytes.iter().map(|&byte| u16::from(byte)));
-        }
+        out.extend(self.units());
     }
 }
 

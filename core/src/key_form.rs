@@ -18,77 +18,6 @@ use crate::ignore::KeyPath;
 use crate::transport::tag::{ABSENT, NARROW, WIDE};
 use crate::transport::{container_end, value_end, SIZE_BYTES};
 
-/// A string of the transport, as its code units lie.
-#[derive(Clone, Copy)]
-enum Units<'a> {
-    /// One byte a unit.
-    Narrow(&'a [u8]),
-    /// Two bytes a unit, little-endian.
-    Wide(&'a [u8]),
-}
-
-impl<'a> Units<'a> {
-    fn len(self) -> usize {
-        match self {
-            Units::Narrow(bytes) => bytes.len(),
-            Units::Wide(bytes) => bytes.len() / 2,
-        }
-    }
-
-    fn iter(self) -> impl Iterator<Item = u16> + 'a {
-        let (narrow, wide) = match self {
-            Units::Narrow(bytes) => (bytes, &[][..]),
-            Units::Wide(bytes) => (&[][..], bytes),
-        };
-        // One of the two is empty.
-        let wide = wide
-            .as_chunks::<2>()
-            .0
-            .iter()
-            .map(|pair| u16::from_le_bytes(*pair));
-        narrow.iter().map(|&byte| u16::from(byte)).chain(wide)
-    }
-
-    /// UTF-16 code-unit order.
-    fn cmp(self, other: Self) -> Ordering {
-        match (self, other) {
-            // Bytes that are code units order as the units do.
-            (Units::Narrow(a), Units::Narrow(b)) => a.cmp(b),
-            _ => self.iter().cmp(other.iter()),
-        }
-    }
-
-    fn is(self, name: &[u16]) -> bool {
-        self.len() == name.len() && self.iter().eq(name.iter().copied())
-    }
-
-    /// The string as an array index ("0" … "4294967294"), which V8 orders first.
-    fn array_index(self) -> Option<u32> {
-        let len = self.len();
-        if len == 0 || len > 10 {
-            return None;
-        }
-        let mut value: u64 = 0;
-        for (position, unit) in self.iter().enumerate() {
-            let digit = unit.checked_sub(u16::from(b'0')).filter(|d| *d <= 9)?;
-            if position == 0 && digit == 0 && len > 1 {
-                return None;
-            }
-            value = value * 10 + u64::from(digit);
-        }
-        u32::try_from(value).ok().filter(|&v| v != u32::MAX)
-    }
-
-    /// The string as the key form holds it.
-    fn form(self) -> FormStr<'a> {
-        match self {
-            Units::Narrow(bytes) => FormStr { wide: false, bytes },
-            // The transport's wide strings hold a unit past 0xff (`transport::check` checks it).
-            Units::Wide(bytes) => FormStr { wide: true, bytes },
-        }
-    }
-}
-
 /// Where a key form goes as it is written, in order: a buffer that holds it, or a reader that
 /// takes what it needs of it as it comes (a result's, in `windows`).
 pub(crate) trait FormSink {
@@ -176,18 +105,15 @@ impl<'a> Source<'a> {
         KeyAt { start, end, wide }
     }
 
-    /// The code units at `key`.
-    fn units(&self, KeyAt { start, end, wide }: KeyAt) -> Units<'a> {
+    /// The code units at `key`. The transport's wide strings hold a unit past 0xff
+    /// (`transport::check` checks it), as the key form's do.
+    fn units(&self, KeyAt { start, end, wide }: KeyAt) -> FormStr<'a> {
         let bytes = self.bytes.get(start..end).unwrap_or_default();
-        if wide {
-            Units::Wide(bytes)
-        } else {
-            Units::Narrow(bytes)
-        }
+        FormStr { wide, bytes }
     }
 
     /// The string whose tag is at `at` (a checked one).
-    fn string(&self, at: usize) -> Units<'a> {
+    fn string(&self, at: usize) -> FormStr<'a> {
         self.units(self.locate(at))
     }
 
@@ -285,7 +211,7 @@ pub(crate) fn write(bytes: &[u8], ignored: &[KeyPath], out: &mut impl FormSink, 
                     reaching.clear();
                     continue;
                 }
-                out.string(key.form());
+                out.string(key);
                 value = Some(member.value);
             }
         }
@@ -311,7 +237,7 @@ fn write_value(
                 None => out.tag(NULL),
             }
         }
-        NARROW | WIDE => out.string(source.string(at).form()),
+        NARROW | WIDE => out.string(source.string(at)),
         ARRAY => {
             out.tag(ARRAY);
             let end = container_end(bytes, at).unwrap_or(at);

@@ -98,6 +98,15 @@ impl<'a> FormStr<'a> {
         self.bytes.len() >> usize::from(self.wide)
     }
 
+    /// Its tag in a form: [`tag::WIDE`] or [`tag::NARROW`].
+    pub(crate) fn tag(self) -> u8 {
+        if self.wide {
+            WIDE
+        } else {
+            NARROW
+        }
+    }
+
     /// The code units.
     pub fn units(self) -> impl Iterator<Item = u16> + 'a {
         let (narrow, wide) = if self.wide {

@@ -33,13 +33,9 @@ impl FormSink for Vec<u8> {
     fn tag(&mut self, tag: u8) {
         self.push(tag);
     }
-    fn string(&mut self, FormStr { wide, bytes }: FormStr<'_>) {
-        push_len(
-            self,
-            if wide { WIDE } else { NARROW },
-            bytes.len() >> usize::from(wide),
-        );
-        self.extend_from_slice(bytes);
+    fn string(&mut self, string: FormStr<'_>) {
+        push_len(self, string.tag(), string.len());
+        self.extend_from_slice(string.bytes);
     }
     fn number(&mut self, value: f64) {
         self.push(NUMBER);

@@ -36,7 +36,7 @@ use xxhash_rust::xxh3::xxh3_128_with_seed;
 
 use crate::arguments::Arguments;
 use crate::error::CanonicalError;
-use crate::form::tag::{ARRAY, END, NARROW, NUMBER, OBJECT, TRUE, WIDE};
+use crate::form::tag::{ARRAY, END, NUMBER, OBJECT, TRUE};
 use crate::form::FormStr;
 use crate::key_form::FormSink;
 use crate::number::js_number;
@@ -244,7 +244,7 @@ impl FormSink for Normalizer<'_> {
             self.said.push(b'"');
         }
         self.flag_key = role == 1 && text == b"isError";
-        write_normalized(self.out, text, if string.wide { WIDE } else { NARROW });
+        write_normalized(self.out, text, string.tag());
     }
 
     fn number(&mut self, value: f64) {

@@ -32,7 +32,7 @@ use std::collections::VecDeque;
 use std::hash::{BuildHasher, Hasher};
 use std::sync::OnceLock;
 
-use xxhash_rust::xxh3::xxh3_128_with_seed;
+use xxhash_rust::xxh3::{xxh3_128_with_seed, Xxh3};
 
 use crate::arguments::Arguments;
 use crate::error::CanonicalError;
@@ -111,12 +111,22 @@ fn seed() -> u64 {
     *SEED.get_or_init(|| RandomState::new().build_hasher().finish())
 }
 
-/// The digest of `first`, a digest (of one length: no two lists of bytes run into each other),
-/// then `rest`, written into `buffer`.
-fn digest(buffer: &mut Vec<u8>, first: [u8; 16], rest: impl IntoIterator<Item = u8>) -> CallDigest {
-    buffer.clear();
-    buffer.extend(first.into_iter().chain(rest));
-    xxh3_128_with_seed(buffer, seed())
+/// The digest of two digests, one after the other.
+fn pair(first: CallDigest, second: CallDigest) -> CallDigest {
+    let mut bytes = [0; 32];
+    let (head, tail) = bytes.split_at_mut(16);
+    head.copy_from_slice(&first.to_le_bytes());
+    tail.copy_from_slice(&second.to_le_bytes());
+    xxh3_128_with_seed(&bytes, seed())
+}
+
+/// The digest of a tool's name, its units little-endian.
+fn tool_digest(tool: &[u16]) -> CallDigest {
+    let mut hasher = Xxh3::with_seed(seed());
+    for unit in tool {
+        hasher.update(&unit.to_le_bytes());
+    }
+    hasher.digest128()
 }
 
 /// The digest of a call's key form (`key::write_key_form`), which the windows compare in place of
@@ -137,18 +147,12 @@ pub(crate) fn compared<'a>(
     scratch: &mut Scratch,
 ) -> Result<Compared<'a>, CanonicalError> {
     let failed = read_result(result, failures.is_some(), scratch)?;
-    // Hashed once; each detection's digest is of what it adds and this one.
-    let normalized = xxh3_128_with_seed(&scratch.normalized, seed()).to_le_bytes();
-    let buffer = &mut scratch.normalized;
-    let no_progress =
-        no_progress.map(|config| (config, digest(buffer, normalized, call.to_le_bytes())));
+    // Hashed once; each detection's digest is of this one and what it adds.
+    let normalized = xxh3_128_with_seed(&scratch.normalized, seed());
+    let no_progress = no_progress.map(|config| (config, pair(normalized, call)));
     let failures = failures.map(|config| {
         let failure = failed.then(|| Counted {
-            digest: digest(
-                buffer,
-                normalized,
-                tool.iter().flat_map(|unit| unit.to_le_bytes()),
-            ),
+            digest: pair(normalized, tool_digest(tool)),
             arguments: Some(call),
         });
         (config, failure)

@@ -100,6 +100,11 @@ pub struct Guard {
     repeated: bool,
 }
 
+/// Whether `config` turns on a tier that reads results ([`Tier::reads_results`]).
+fn a_tier_reads_results(config: &GuardConfig) -> bool {
+    (Tier::ALL.into_iter()).any(|tier| tier.reads_results() && tier.is_on(config))
+}
+
 /// The run-length tier due at `run`: gentle at the first threshold, detailed
 /// at each later one and, with `repeat_every`, every that many calls past the last.
 #[inline]
@@ -195,9 +200,7 @@ impl Guard {
     /// Whether `observe` reads results (`sameResultOnly`, or a tier on that reads them:
     /// [`Tier::reads_results`]): callers pass them only then.
     pub fn takes_results(&self) -> bool {
-        let config = &self.config;
-        config.same_result_only
-            || (Tier::ALL.into_iter()).any(|tier| tier.reads_results() && tier.is_on(config))
+        self.config.same_result_only || a_tier_reads_results(&self.config)
     }
 
     /// Calls counted and reminders returned since the guard was made.
@@ -296,9 +299,8 @@ impl Guard {
         };
         write_key_form(tool, arguments, scratch, ignored)?;
         let form = &scratch.form;
-        // Only the windows read it.
-        let windows = self.config.no_progress.is_some() || self.config.failures.is_some();
-        let digest = windows.then(|| windows::call_digest(form));
+        // Only the windows read it: the tiers that read results.
+        let digest = a_tier_reads_results(&self.config).then(|| windows::call_digest(form));
         let needs_key = self.config.cycles.is_some() || !ignored.is_empty() || verdict.is_none();
         let key = needs_key.then(|| CallKey::of(form));
         // Read off the form before `last_key`, which may write the last call's form over it.
